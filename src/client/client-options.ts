@@ -8,11 +8,12 @@ export interface VerificationClientOptions {
   /** Default: the browser's `fetch`. */
   fetch?: FetchLike;
   /**
-   * Headers for every call to the routes, asked for each call: your app's `Authorization: Bearer …`
-   * when its guard wants one. With them the status stream is read with `fetch` (an EventSource
-   * cannot send headers), so it still streams rather than polls.
+   * Headers for every call to the routes: your app's `Authorization: Bearer …` when its guard wants
+   * one. An object is sent as it is; a function is asked on each call (a token that changes). With
+   * them the status stream is read with `fetch` (an EventSource cannot send headers), so it still
+   * streams rather than polls.
    */
-  headers?: () => Record<string, string>;
+  headers?: Record<string, string> | (() => Record<string, string>);
   /**
    * Opens the status stream; `null` polls only. Default: with `headers`, a fetch-based reader;
    * else the browser's `EventSource`, if any.

@@ -8,7 +8,8 @@ export interface RequestInitLike {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string;
-  credentials: 'same-origin';
+  /** Not set by the routes' calls: fetch's default, `same-origin` (the stream's reader sets it). */
+  credentials?: 'same-origin';
   cache: 'no-store';
   signal: AbortSignal;
 }
@@ -120,7 +121,6 @@ export class RoutesTransport {
           accept: 'application/json',
         },
         body: body ? JSON.stringify(body) : undefined,
-        credentials: 'same-origin',
         cache: 'no-store',
         signal,
       });
@@ -201,18 +201,21 @@ export function routesFor(options: VerificationClientOptions): {
 } {
   const fetchImpl = options.fetch ?? browser.fetch?.bind(globalThis);
   if (!fetchImpl) throw new VerificationClientError('fetch_unavailable', 0);
+  const { headers: given } = options;
+  // Fixed headers (an object), or asked for on each call (a function: a token that changes).
+  const headers = typeof given == 'object' ? () => given : given;
   const transport = new RoutesTransport(
     options.baseUrl ?? '/verification',
     fetchImpl,
     options.serverNow,
-    options.headers,
+    headers,
   );
   const NativeEventSource = browser.EventSource;
   const eventSource =
     options.eventSource !== undefined
       ? options.eventSource
-      : options.headers
-        ? lazyFetchEventSource(fetchImpl, options.headers)
+      : headers
+        ? lazyFetchEventSource(fetchImpl, headers)
         : NativeEventSource
           ? (url: string) => new NativeEventSource(url)
           : null;

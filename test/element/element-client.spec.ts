@@ -208,11 +208,12 @@ describe('how the element asks for the methods', () => {
         expect.objectContaining({
           method: 'GET',
           headers: { accept: 'application/json' },
-          credentials: 'same-origin',
           cache: 'no-store',
         }),
       ],
     ]);
+    // fetch's default credentials (same-origin): the element's `credentials` attribute alone sets another.
+    expect((asked[0] as unknown as [string, { credentials?: string }])[1].credentials).toBeUndefined();
   });
 });
 
