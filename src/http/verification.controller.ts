@@ -263,10 +263,18 @@ function journeyTokenOf(value: unknown): string | undefined {
   return typeof value === 'string' && value.length <= MAX_JOURNEY_TOKEN_CHARS ? value : undefined;
 }
 
-/** A controller class serving the client routes under `prefix`. */
-export function createVerificationController(prefix: string): Type<VerificationControllerBase> {
+/**
+ * A controller class serving the client routes under `prefix`; a named registration's class carries its name,
+ * so that two registrations' OpenAPI operation ids (class_handler) stay distinct.
+ */
+export function createVerificationController(
+  prefix: string,
+  name?: string,
+): Type<VerificationControllerBase> {
   // Version-neutral: a host's versioning leaves the module's routes where the boot log says.
   @Controller({ path: prefix, version: VERSION_NEUTRAL })
   class VerificationController extends VerificationControllerBase {}
+  if (name !== undefined)
+    Object.defineProperty(VerificationController, 'name', { value: `VerificationController_${name}` });
   return VerificationController;
 }

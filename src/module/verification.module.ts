@@ -168,7 +168,9 @@ const EXPORTS = [
 function controllersFor(settings: RouteSettings): Type[] {
   const { routes, webhooks, name } = settings;
   return [
-    ...(routes.enabled ? [servedBy(createVerificationController(routes.prefix), name, routes.prefix)] : []),
+    ...(routes.enabled
+      ? [servedBy(createVerificationController(routes.prefix, name), name, routes.prefix)]
+      : []),
     ...(webhooks.enabled
       ? [servedBy(createWebhookController(webhooks.path, webhooks.decorators), name, webhooks.path)]
       : []),

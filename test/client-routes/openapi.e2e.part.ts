@@ -4,6 +4,7 @@ import type { VerificationSandbox } from '../../src/testing/index.js';
 import { PLATFORMS, type TestApp } from '../support/verification-app.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { ROUTE_ERROR_CODES } from '../../src/http/verification.problems.js';
+import { VerificationModule } from '../../src/index.js';
 
 describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform) => {
   const suite = sandboxSuite({ freezeClock: false });
@@ -190,5 +191,23 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
     >;
     expect(Object.keys(events['200'].content ?? {})).toContain('text/event-stream');
     expect(Object.keys(events).sort()).toEqual(['200', '404', '429', '503']);
+  });
+
+  it("two registrations' routes have distinct operation ids; the unnamed one's stay as they were", async () => {
+    const api = { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret };
+    const both = await suite.boot({
+      platform,
+      module: { api, routes: { prefix: 'phone' } },
+      imports: [VerificationModule.forRoot({ api, name: 'south', routes: { prefix: 'south/phone' } })],
+    });
+    const document = SwaggerModule.createDocument(both.app, new DocumentBuilder().setTitle('host').build());
+    const ids = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.values(item as Record<string, { operationId?: string }>).map((op) => [path, op.operationId]),
+    );
+    const south = ids.filter(([path]) => path!.startsWith('/south/'));
+    expect(south.length).toBeGreaterThanOrEqual(7);
+    expect(new Set(ids.map(([, id]) => id)).size).toBe(ids.length);
+    expect(ids).toContainEqual(['/phone/start', 'VerificationController_start']);
+    expect(ids).toContainEqual(['/south/phone/start', 'VerificationController_south_start']);
   });
 });
