@@ -104,6 +104,22 @@ export const ROUTE_ERROR_CODES = {
 
 const PROBLEM_SCHEMA_REF = `#/components/schemas/${VerificationProblem.name}`;
 
+/** The codes whose answers say how long to wait (the README's error table). */
+const WAIT_CODES: readonly ClientErrorCode[] = [
+  'rate_limit_exceeded',
+  'too_many_wrong_codes',
+  'service_unavailable',
+  'fallback_not_available',
+  'switch_in_progress',
+  'method_held',
+];
+const RETRY_AFTER = {
+  'Retry-After': {
+    description: 'Seconds to wait before asking again (with the codes that say to wait)',
+    schema: { type: 'integer', minimum: 1 },
+  },
+};
+
 /**
  * One OpenAPI response per HTTP status the route can refuse with, each `application/problem+json`
  * with the problem schema and its `error_code` narrowed to the codes of that status, so generated
@@ -121,6 +137,7 @@ export function ApiProblemResponses(codes: readonly ClientErrorCode[]): MethodDe
       ApiResponse({
         status,
         description: statusCodes.join(', '),
+        ...(statusCodes.some((code) => WAIT_CODES.includes(code)) ? { headers: RETRY_AFTER } : {}),
         content: {
           'application/problem+json': {
             schema: {

@@ -193,6 +193,25 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
     expect(Object.keys(events).sort()).toEqual(['200', '404', '429', '503']);
   });
 
+  it('declares Retry-After on the answers that say how long to wait, and on no other', () => {
+    const document = SwaggerModule.createDocument(host.app, new DocumentBuilder().setTitle('host').build());
+    const waits = (path: string, method: 'get' | 'post') => {
+      const responses = document.paths[path]![method]!.responses as Record<string, { headers?: object }>;
+      return Object.entries(responses)
+        .filter(([, response]) => response.headers && 'Retry-After' in response.headers)
+        .map(([status]) => status)
+        .sort();
+    };
+    expect(waits('/phone/start', 'post')).toEqual(['409', '429', '503']);
+    expect(waits('/phone/check', 'post')).toEqual(['429', '503']);
+    expect(waits('/phone/switch', 'post')).toEqual(['409', '429', '503']);
+    expect(waits('/phone/methods', 'get')).toEqual(['503']);
+    const start = document.paths['/phone/start']!.post!.responses as Record<string, { headers?: object }>;
+    expect(start['429']!.headers).toEqual({
+      'Retry-After': { description: expect.any(String), schema: { type: 'integer', minimum: 1 } },
+    });
+  });
+
   it("two registrations' routes have distinct operation ids; the unnamed one's stay as they were", async () => {
     const api = { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret };
     const both = await suite.boot({
