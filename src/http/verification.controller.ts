@@ -46,6 +46,7 @@ import {
 const JOURNEY_TOKEN_QUERY = {
   name: 'journey_token',
   required: false,
+  type: String,
   description:
     'The last `journey_token` an answer gave (after a switch): lets a server that lost the journey (a restart) follow its current step',
 };
@@ -54,6 +55,7 @@ const JOURNEY_TOKEN_QUERY = {
 const PURPOSE_QUERY = {
   name: 'purpose',
   required: false,
+  type: String,
   description:
     'Only the methods a start of this purpose may use (`signup`, `login`, `step_up`, `change_phone`, or a declared one)',
 };

@@ -56,15 +56,20 @@ describe.each(PLATFORMS)('OpenAPI metadata of the client routes (%s)', (platform
       (document.paths[path].get?.parameters ?? [])
         .filter((p) => 'in' in p && p.in === 'query')
         .map((p) => {
-          const { name, required, description } = p as {
+          const { name, required, description, schema } = p as {
             name: string;
             required?: boolean;
             description?: string;
+            schema?: object;
           };
-          return [name, required, (description ?? '').length > 20];
+          return [name, required, (description ?? '').length > 20, schema];
         });
-    expect(query('/phone/status/{verification_id}')).toStrictEqual([['journey_token', false, true]]);
-    expect(query('/phone/methods')).toStrictEqual([['purpose', false, true]]);
+    const text = { type: 'string' };
+    expect(query('/phone/status/{verification_id}')).toStrictEqual([['journey_token', false, true, text]]);
+    expect(query('/phone/status/{verification_id}/events')).toStrictEqual([
+      ['journey_token', false, true, text],
+    ]);
+    expect(query('/phone/methods')).toStrictEqual([['purpose', false, true, text]]);
   });
 
   it('describes every error response of every route as application/problem+json with its error codes', () => {
