@@ -1,29 +1,51 @@
+import { VersioningType } from '@nestjs/common';
 import type { ModuleRef } from '@nestjs/core';
 
-/** What is read of Nest's container: the app's global prefix (`app.setGlobalPrefix`). */
-interface WithApplicationConfig {
-  container?: { applicationConfig?: { getGlobalPrefix?(): unknown } };
+/** What is read of Nest's container: the app's global prefix and versioning (`app.setGlobalPrefix`, `enableVersioning`). */
+interface ApplicationConfig {
+  getGlobalPrefix?(): unknown;
+  getVersioning?(): { type?: unknown; defaultVersion?: unknown; prefix?: unknown } | undefined;
 }
 
 /**
- * The global prefix, without slashes, or '' when none is set or it cannot be read: Nest keeps it in
- * its container's application config, which a module reaches only through its ModuleRef. Set between
- * `NestFactory.create` and `listen`: read it at bootstrap or later.
+ * Nest keeps the app's global prefix and versioning in its container's application config, which a module
+ * reaches only through its ModuleRef. Set between `NestFactory.create` and `listen`: read at bootstrap or later.
  */
+function applicationConfig(moduleRef: ModuleRef | undefined): ApplicationConfig | undefined {
+  return (moduleRef as unknown as { container?: { applicationConfig?: ApplicationConfig } } | undefined)
+    ?.container?.applicationConfig;
+}
+
+/** The global prefix, without slashes, or '' when none is set or it cannot be read. */
 export function globalPrefix(moduleRef: ModuleRef | undefined): string {
   try {
-    const prefix = (
-      moduleRef as unknown as WithApplicationConfig | undefined
-    )?.container?.applicationConfig?.getGlobalPrefix?.();
+    const prefix = applicationConfig(moduleRef)?.getGlobalPrefix?.();
     return typeof prefix === 'string' ? prefix.replace(/^\/+|\/+$/g, '') : '';
   } catch {
     return '';
   }
 }
 
-/** `/{global prefix}/{path}` as the browser sees the route (a path of the module's options). */
+/**
+ * The URI version segment Nest puts before a route of the module's (`v1` under `enableVersioning({ type:
+ * VersioningType.URI, defaultVersion: '1' })`; the first of several), or '' (no URI versioning, none by default).
+ */
+export function uriVersion(moduleRef: ModuleRef | undefined): string {
+  try {
+    const versioning = applicationConfig(moduleRef)?.getVersioning?.();
+    if (versioning?.type !== VersioningType.URI) return '';
+    const { defaultVersion, prefix } = versioning;
+    const version = Array.isArray(defaultVersion) ? defaultVersion[0] : defaultVersion;
+    if (typeof version !== 'string') return '';
+    return `${prefix === false ? '' : typeof prefix === 'string' ? prefix : 'v'}${version}`;
+  } catch {
+    return '';
+  }
+}
+
+/** `/{global prefix}/{URI version}/{path}` as the browser sees the route (a path of the module's options). */
 export function servedPath(moduleRef: ModuleRef | undefined, path: string): string {
-  return `/${[globalPrefix(moduleRef), path].filter((part) => part !== '').join('/')}`;
+  return `/${[globalPrefix(moduleRef), uriVersion(moduleRef), path].filter((part) => part !== '').join('/')}`;
 }
 
 /**

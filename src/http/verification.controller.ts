@@ -12,7 +12,6 @@ import {
   Req,
   Res,
   UseFilters,
-  VERSION_NEUTRAL,
   type Type,
 } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from './openapi-decorators.js';
@@ -273,8 +272,7 @@ export function createVerificationController(
   prefix: string,
   name?: string,
 ): Type<VerificationControllerBase> {
-  // Version-neutral: a host's versioning leaves the module's routes where the boot log says.
-  @Controller({ path: prefix, version: VERSION_NEUTRAL })
+  @Controller(prefix)
   class VerificationController extends VerificationControllerBase {}
   if (name !== undefined)
     Object.defineProperty(VerificationController, 'name', { value: `VerificationController_${name}` });

@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Post, Req, UseFilters, VERSION_NEUTRAL, type Type } from '@nestjs/common';
+import { Controller, HttpCode, Post, Req, UseFilters, type Type } from '@nestjs/common';
 import { ApiExcludeController } from '../http/openapi-decorators.js';
 import { VerificationProblemFilter } from '../http/verification-problem.filter.js';
 import type { WebhookHeaders } from './standard-webhooks.verifier.js';
@@ -53,8 +53,7 @@ export function createWebhookController(
   path: string,
   decorators: ClassDecorator[] = [],
 ): Type<WebhookControllerBase> {
-  // Version-neutral: the URL given to the API does not move with the host's versioning.
-  @Controller({ path, version: VERSION_NEUTRAL })
+  @Controller(path)
   class VerificationWebhookController extends WebhookControllerBase {}
   // The host's decorators (`webhooks.decorators`) on this registration's own class only.
   for (const decorate of decorators) decorate(VerificationWebhookController);

@@ -5,6 +5,7 @@
  * cannot plant.
  */
 import { describe, expect, it } from '@jest/globals';
+import { VersioningType, type INestApplication } from '@nestjs/common';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { call, createTestApp, PLATFORMS } from '../support/verification-app.js';
 import { CapturingLogger, drive, eventsOf, moduleOptions, nextPhone } from '../webhooks/harness.js';
@@ -12,12 +13,17 @@ import { CapturingLogger, drive, eventsOf, moduleOptions, nextPhone } from '../w
 describe.each(PLATFORMS)('a host with a global prefix (%s)', (platform) => {
   const suite = sandboxSuite();
 
-  const boot = async (logger?: CapturingLogger, globalPrefix = 'api') => {
+  const boot = async (
+    logger?: CapturingLogger,
+    globalPrefix = 'api',
+    parsers?: (app: INestApplication) => void,
+  ) => {
     suite.host = await createTestApp({
       platform,
       globalPrefix,
       trustProxy: true,
       logger,
+      ...(parsers && { parsers }),
       // Protection on (coalescing and the resend cooldown); no owner header: the browser key decides.
       module: moduleOptions(suite.sb, { limits: {} }),
     });
@@ -121,4 +127,38 @@ describe.each(PLATFORMS)('a host with a global prefix (%s)', (platform) => {
       expect(started.status).toBe(201);
     },
   );
+
+  // Nest versions every route of an app with URI versioning, the module's too: the log names where they went.
+  it('under URI versioning, logs the routes where Nest serves them (/api/v1/verification), and the webhook works', async () => {
+    const logger = new CapturingLogger();
+    await boot(logger, 'api', (app) =>
+      app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' }),
+    );
+    const lines = logger.at('log').join('\n');
+    expect(lines).toContain('client routes at /api/v1/verification: POST /api/v1/verification/start');
+    expect(lines).toContain("the browser client's baseUrl is /api/v1/verification");
+    expect(lines).toContain('webhook route at POST /api/v1/verification/webhooks');
+    expect((await call(suite.host!.url, 'GET', '/api/v1/verification/methods')).status).toBe(200);
+    expect((await call(suite.host!.url, 'GET', '/api/verification/methods')).status).toBe(404);
+    await suite.sb.updateAccount(suite.sb.demoAccount.apiKey, {
+      webhookUrl: `${suite.host!.url}/api/v1/verification/webhooks`,
+    });
+    const phone = nextPhone();
+    const started = await call(
+      suite.host!.url,
+      'POST',
+      '/api/v1/verification/start',
+      { phone_number: phone, method: 'sms' },
+      { 'x-user': 'user-10' },
+    );
+    expect(started.status).toBe(201);
+    const [requestId] = suite.sb.sessionsFor(phone).map((x) => x.request_id);
+    await drive(
+      suite.sb,
+      { requestId: requestId!, verificationId: '', phone, method: 'sms', owner: 'user-10' },
+      'verified',
+    );
+    await suite.sb.webhooksIdle();
+    expect(eventsOf(suite.host!, requestId!)).toContain('verification.verified');
+  });
 });

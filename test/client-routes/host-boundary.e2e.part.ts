@@ -11,7 +11,6 @@ import {
   UnauthorizedException,
   UseFilters,
   ValidationPipe,
-  VersioningType,
   type ArgumentsHost,
   type CanActivate,
   type ExceptionFilter,
@@ -242,29 +241,6 @@ describe.each(PLATFORMS)('the host boundary of the client routes (%s)', (platfor
     sb.clearFaults();
     expect(garbage.status).toBe(503);
     expect(garbage.body).toMatchObject({ status: 503, error_code: 'service_unavailable' });
-  });
-
-  it("a host's URI versioning leaves the module's routes where its log and docs say (version-neutral)", async () => {
-    const api = { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret };
-    const secret = `whsec_${Buffer.from('host-boundary-versioned-secret-0').toString('base64')}`;
-    const host = await suite.boot({
-      platform,
-      module: { api, clock: () => sb.now(), limits: { enabled: false }, webhooks: { secret } },
-      controllers: [HostSignupController],
-      parsers: (app) => app.enableVersioning({ type: VersioningType.URI, defaultVersion: '1' }),
-    });
-    expect((await call(host.url, 'GET', '/verification/methods')).status).toBe(200);
-    expect((await call(host.url, 'GET', '/v1/verification/methods')).status).toBe(404);
-    const unsigned = await call(host.url, 'POST', '/verification/webhooks', { event: 'x' });
-    expect({ status: unsigned.status, code: unsigned.body.error_code }).toEqual({
-      status: 401,
-      code: 'invalid_signature',
-    });
-    // The host's own routes take its default version, as before.
-    expect((await call(host.url, 'GET', '/v1/signup/phone/unknown')).body).toMatchObject({
-      error_code: 'not_found',
-    });
-    expect((await call(host.url, 'GET', '/signup/phone/unknown')).body.error_code).toBeUndefined();
   });
 
   // Most hosts register Nest's ValidationPipe globally; it runs before the module's own pipe, on every route.
