@@ -42,7 +42,7 @@ export function elementClient(
     ...(mode === 'header'
       ? // `send` adds the host's headers (they may be async) to every call; any `headers` makes the
         // client read the stream with fetch, which can carry them, where an EventSource cannot.
-        { headers: () => ({}) }
+        { headers: {} }
       : {
           eventSource:
             typeof EventSource === 'function'
