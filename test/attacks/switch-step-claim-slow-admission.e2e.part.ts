@@ -24,7 +24,7 @@ describe('journeys: a switch whose admission outlives its step claim', () => {
   const fx = journeyFixture();
   const platform = PLATFORMS[0]!;
 
-  it('a beforeStart 61 s long: the second switch pays, the first is 409 switch_in_progress, one POST', async () => {
+  it('a beforeStart 61 s long: the second switch pays, the first is 409 switch_in_progress, one POST, its count given back', async () => {
     let calls = 0;
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -40,7 +40,11 @@ describe('journeys: a switch whose admission outlives its step claim', () => {
       return true;
     };
     try {
-      const host = await journeyHost(fx, platform, { limits: { beforeStart, resendCooldownMs: false } });
+      // Three starts an hour from this address: the start, the switch that paid and one more.
+      const startPerIp = { points: 3, windowMs: 3_600_000 };
+      const host = await journeyHost(fx, platform, {
+        limits: { beforeStart, resendCooldownMs: false, startPerIp },
+      });
       const phone = freshPhone();
       const id = (await start(host, { phone_number: phone, method: 'sms' })).body.verification_id;
       const posts = fx.sb.requestCount(POSTS);
@@ -54,6 +58,8 @@ describe('journeys: a switch whose admission outlives its step claim', () => {
       expect(problem(await first)).toMatchObject({ status: 409, error_code: 'switch_in_progress' });
       expect(fx.sb.requestCount(POSTS) - posts).toBe(1);
       expect(sessionIds(fx.sb, phone)).toHaveLength(2);
+      // The refused switch sent nothing: the address's start it counted is given back.
+      expect((await start(host, { phone_number: freshPhone(), method: 'sms' })).status).toBe(201);
     } finally {
       release();
     }
