@@ -33,6 +33,24 @@ describe.each(PLATFORMS)('a host with a global prefix (%s)', (platform) => {
     call(suite.host!.url, 'POST', '/api/verification/start', { phone_number: phone, method: 'sms' }, headers);
   const cookieOf = (res: Awaited<ReturnType<typeof call>>) =>
     (res.headers.get('set-cookie') ?? '').split(';')[0]!;
+  /** With the API's webhook URL at `{base}/webhooks`, a start at `{base}/start` verified by its webhook. */
+  const verifiedByWebhookAt = async (base: string, owner: string) => {
+    await suite.sb.updateAccount(suite.sb.demoAccount.apiKey, {
+      webhookUrl: `${suite.host!.url}${base}/webhooks`,
+    });
+    const phone = nextPhone();
+    const body = { phone_number: phone, method: 'sms' };
+    const started = await call(suite.host!.url, 'POST', `${base}/start`, body, { 'x-user': owner });
+    expect(started.status).toBe(201);
+    const [requestId] = suite.sb.sessionsFor(phone).map((x) => x.request_id);
+    await drive(
+      suite.sb,
+      { requestId: requestId!, verificationId: '', phone, method: 'sms', owner },
+      'verified',
+    );
+    await suite.sb.webhooksIdle();
+    expect(eventsOf(suite.host!, requestId!)).toContain('verification.verified');
+  };
 
   it('the browser key cookie is scoped to the prefixed routes, and the same browser is resumed', async () => {
     await boot();
@@ -111,20 +129,7 @@ describe.each(PLATFORMS)('a host with a global prefix (%s)', (platform) => {
       expect(lines).toContain('client routes at /api/verification: POST /api/verification/start');
       expect(lines).toContain('GET /api/verification/status/:verification_id/events');
       expect(lines).toContain('webhook route at POST /api/verification/webhooks');
-      await suite.sb.updateAccount(suite.sb.demoAccount.apiKey, {
-        webhookUrl: `${suite.host!.url}/api/verification/webhooks`,
-      });
-      const phone = nextPhone();
-      const started = await start(phone, { 'x-user': 'user-9' });
-      const [requestId] = suite.sb.sessionsFor(phone).map((x) => x.request_id);
-      await drive(
-        suite.sb,
-        { requestId: requestId!, verificationId: '', phone, method: 'sms', owner: 'user-9' },
-        'verified',
-      );
-      await suite.sb.webhooksIdle();
-      expect(eventsOf(suite.host!, requestId!)).toContain('verification.verified');
-      expect(started.status).toBe(201);
+      await verifiedByWebhookAt('/api/verification', 'user-9');
     },
   );
 
@@ -140,25 +145,6 @@ describe.each(PLATFORMS)('a host with a global prefix (%s)', (platform) => {
     expect(lines).toContain('webhook route at POST /api/v1/verification/webhooks');
     expect((await call(suite.host!.url, 'GET', '/api/v1/verification/methods')).status).toBe(200);
     expect((await call(suite.host!.url, 'GET', '/api/verification/methods')).status).toBe(404);
-    await suite.sb.updateAccount(suite.sb.demoAccount.apiKey, {
-      webhookUrl: `${suite.host!.url}/api/v1/verification/webhooks`,
-    });
-    const phone = nextPhone();
-    const started = await call(
-      suite.host!.url,
-      'POST',
-      '/api/v1/verification/start',
-      { phone_number: phone, method: 'sms' },
-      { 'x-user': 'user-10' },
-    );
-    expect(started.status).toBe(201);
-    const [requestId] = suite.sb.sessionsFor(phone).map((x) => x.request_id);
-    await drive(
-      suite.sb,
-      { requestId: requestId!, verificationId: '', phone, method: 'sms', owner: 'user-10' },
-      'verified',
-    );
-    await suite.sb.webhooksIdle();
-    expect(eventsOf(suite.host!, requestId!)).toContain('verification.verified');
+    await verifiedByWebhookAt('/api/v1/verification', 'user-10');
   });
 });
