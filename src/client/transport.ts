@@ -203,7 +203,7 @@ export function routesFor(options: VerificationClientOptions): {
   if (!fetchImpl) throw new VerificationClientError('fetch_unavailable', 0);
   const { headers: given } = options;
   // Fixed headers (an object), or asked for on each call (a function: a token that changes).
-  const headers = typeof given == 'object' ? () => given : given;
+  const headers = typeof given === 'object' ? () => given : given;
   const transport = new RoutesTransport(
     options.baseUrl ?? '/verification',
     fetchImpl,
