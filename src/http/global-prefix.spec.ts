@@ -71,6 +71,7 @@ describe('uriVersion: where Nest puts a route of the module under the app versio
       '/api/verification',
     ],
     ['none', undefined, '/api/verification'],
+    ['a number (a plain-JS host)', { type: VersioningType.URI, defaultVersion: 1 }, '/api/v1/verification'],
   ])('%s: %s', (_, versioning, served) => {
     expect(servedPath(versioned(versioning), 'verification')).toBe(served);
   });

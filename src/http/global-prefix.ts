@@ -36,8 +36,9 @@ export function uriVersion(moduleRef: ModuleRef | undefined): string {
     if (versioning?.type !== VersioningType.URI) return '';
     const { defaultVersion, prefix } = versioning;
     const version = Array.isArray(defaultVersion) ? defaultVersion[0] : defaultVersion;
-    if (typeof version !== 'string') return '';
-    return `${prefix === false ? '' : typeof prefix === 'string' ? prefix : 'v'}${version}`;
+    // Nest writes a plain-JS host's number as its text (`String(version)`).
+    if (typeof version !== 'string' && typeof version !== 'number') return '';
+    return `${prefix === false ? '' : typeof prefix === 'string' ? prefix : 'v'}${String(version)}`;
   } catch {
     return '';
   }
