@@ -1,4 +1,5 @@
 import { Controller, HttpCode, Post, Req, UseFilters, type Type } from '@nestjs/common';
+import { VerificationOptionsError } from '../core/option-rules.js';
 import { ApiExcludeController } from '../http/openapi-decorators.js';
 import { VerificationProblemFilter } from '../http/verification-problem.filter.js';
 import type { WebhookHeaders } from './standard-webhooks.verifier.js';
@@ -55,7 +56,19 @@ export function createWebhookController(
 ): Type<WebhookControllerBase> {
   @Controller(path)
   class VerificationWebhookController extends WebhookControllerBase {}
-  // The host's decorators (`webhooks.decorators`) on this registration's own class only.
-  for (const decorate of decorators) decorate(VerificationWebhookController);
+  // The host's decorators (`webhooks.decorators`) on this registration's own class only. This runs at
+  // import, before the boot's option rules: a decorator that throws (a method decorator such as
+  // Version()) fails the import naming its option, not with the decorator's bare TypeError.
+  for (const [i, decorate] of decorators.entries()) {
+    try {
+      decorate(VerificationWebhookController);
+    } catch (error) {
+      const cause = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      throw new VerificationOptionsError(
+        `webhooks.decorators[${i}]`,
+        `threw on the webhook controller class (${cause}): it must be a class decorator, like SkipThrottle()`,
+      );
+    }
+  }
   return VerificationWebhookController;
 }

@@ -10,9 +10,11 @@ import {
   Injectable,
   SetMetadata,
   type CanActivate,
+  Version,
   type ExecutionContext,
 } from '@nestjs/common';
 import { APP_GUARD, Reflector } from '@nestjs/core';
+import { VerificationOptionsError } from '../../src/core/option-rules.js';
 import { VerificationModule } from '../../src/module/verification.module.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
 import { moduleOptions, payloadFor, postWebhook, signed } from '../webhooks/harness.js';
@@ -76,6 +78,30 @@ describe.each(PLATFORMS)('webhooks.decorators, forRoot and forRootAsync alike (%
       const url = (name: string) => `${host!.url}/${name}/verification/webhooks`;
       expect((await postWebhook(url('open'), delivery(open.webhookSecret))).status).toBe(200);
       expect((await postWebhook(url('closed'), delivery(closed.webhookSecret))).status).toBe(403);
+    },
+  );
+});
+
+describe('webhooks.decorators that is not a class decorator', () => {
+  // Nest's Version() decorates handlers only: applied to a class it throws a bare TypeError at import.
+  it.each(['forRoot', 'forRootAsync'] as const)(
+    '%s: the import fails naming the option and the decorator that threw',
+    (shape) => {
+      const decorators = [Open(), Version('2')];
+      const declare = () =>
+        shape === 'forRoot'
+          ? VerificationModule.forRoot({
+              api: { login: 'l', secret: 's' },
+              webhooks: { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', decorators },
+            })
+          : VerificationModule.forRootAsync({
+              webhooks: { enabled: true, decorators },
+              useFactory: () => ({ api: { login: 'l', secret: 's' } }),
+            });
+      expect(declare).toThrow(VerificationOptionsError);
+      expect(declare).toThrow(
+        /option "webhooks\.decorators\[1\]" threw on the webhook controller class \(TypeError: .+\): it must be a class decorator/,
+      );
     },
   );
 });
