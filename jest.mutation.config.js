@@ -50,9 +50,10 @@ export const SPECS_BY_FOLDER = {
   ],
   api: [/^src\/api\//, /^test\/api-client\//],
   // The client's specs run in Node over a fake transport and fake timers (no Chromium: browser-client.e2e is
-  // out of reach); bundle-size measures the bundle esbuild makes, not behaviour.
+  // out of reach); bundle-size measures the bundle esbuild makes, not behaviour. client-headers: the host's
+  // headers, an object or a function, on each call and the stream.
   client: [
-    /^test\/client\/(client-answers|client-clock|client-waits|verification-client|verification-journey|follow-twins|fetch-event-source|safe-links|storage-choice|stream-answered-html|stream-chunk-missing)\./,
+    /^test\/client\/(client-answers|client-clock|client-headers|client-waits|verification-client|verification-journey|follow-twins|fetch-event-source|safe-links|storage-choice|stream-answered-html|stream-chunk-missing)\./,
   ],
   // Its unit specs, and the one table that checks what a user is handed to open or call (user-links.ts) beside
   // the browser client's check.
