@@ -87,16 +87,17 @@ describe('webhooks.decorators that is not a class decorator', () => {
   it.each(['forRoot', 'forRootAsync'] as const)(
     '%s: the import fails naming the option and the decorator that threw',
     (shape) => {
-      const decorators = [Open(), Version('2')];
+      // A plain-JS host's (TypeScript refuses a method decorator here).
+      const decorators = [Open(), Version('2')] as unknown as ClassDecorator[];
       const declare = () =>
         shape === 'forRoot'
           ? VerificationModule.forRoot({
-              api: { login: 'l', secret: 's' },
+              api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret: 's' },
               webhooks: { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', decorators },
             })
           : VerificationModule.forRootAsync({
               webhooks: { enabled: true, decorators },
-              useFactory: () => ({ api: { login: 'l', secret: 's' } }),
+              useFactory: () => ({ api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret: 's' } }),
             });
       expect(declare).toThrow(VerificationOptionsError);
       expect(declare).toThrow(
