@@ -112,7 +112,7 @@ describe.each(BROWSER_PLATFORMS)('browser client in Chromium (%s)', (platform) =
     });
   });
 
-  it('the React hook: start, a wrong code, then the right one, rendered by the component', async () => {
+  it('the React hook: start, a wrong code, a reload that resumes, then the right code, rendered by the component', async () => {
     const page = await browser.open(host.url, 'hook');
     try {
       const number = phoneNumber();
@@ -136,6 +136,9 @@ describe.each(BROWSER_PLATFORMS)('browser client in Chromium (%s)', (platform) =
       );
       await page.click('#check');
       await expect(page.locator('#error').textContent()).resolves.toBe('invalid_code:2');
+      // A reload: the hook resumes the verification the tab had by default (no `resume` option).
+      await page.reload();
+      await page.locator('#phase', { hasText: 'awaiting_user' }).waitFor({ timeout: 5000 });
       await page.fill('#code', code);
       await page.click('#check');
       await page.locator('#phase', { hasText: 'verified' }).waitFor();
