@@ -146,4 +146,16 @@ describe.each(BROWSER_PLATFORMS)('browser client in Chromium (%s)', (platform) =
       await page.context().close();
     }
   });
+
+  it("the React hook given the page's client leaves it running when its component unmounts", async () => {
+    const page = await browser.open(host.url, 'given');
+    try {
+      await page.evaluate(`window.client.start({ phoneNumber: '${phoneNumber()}', method: 'sms' })`);
+      await page.locator('#phase', { hasText: 'awaiting_user' }).waitFor();
+      await page.evaluate('window.unmount()');
+      await expect(page.evaluate('window.client.getState().phase')).resolves.toBe('awaiting_user');
+    } finally {
+      await page.context().close();
+    }
+  });
 });
