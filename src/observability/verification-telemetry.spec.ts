@@ -7,6 +7,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { VerificationClientError } from '../core/verification.errors.js';
+import type { ResolvedVerificationOptions } from '../options/verification.options.js';
 import { VerificationMetrics } from './verification-metrics.js';
 import { VerificationTelemetry } from './verification-telemetry.js';
 import { recordingLogger } from '../../test/support/log-capture.js';
@@ -59,5 +60,24 @@ describe('VerificationTelemetry lines', () => {
     emitter.emit('verification.verified', event);
     expect(lines).toHaveLength(1);
     expect(emitter.listenerCount('verification.verified')).toBe(0);
+  });
+
+  it("a named registration's event writes no line of another registration's, the unnamed one's included", async () => {
+    const emitter = new EventEmitter2();
+    const event = { event: 'verification.verified', requestId: 'req-3', method: 'sms', status: 'verified' };
+    for (const [name, heard] of [
+      [undefined, []],
+      ['north', []],
+      ['south', ['verification.verified']],
+    ] as const) {
+      const { lines, logger } = recordingLogger();
+      const t = new VerificationTelemetry(logger, VerificationMetrics.disabled(), emitter, {
+        name,
+      } as ResolvedVerificationOptions);
+      await t.onModuleInit();
+      emitter.emit('verification.verified', { ...event, registration: 'south' });
+      t.onModuleDestroy();
+      expect(lines.map(([, message]) => message)).toEqual(heard);
+    }
   });
 });

@@ -53,6 +53,26 @@ describe('VerificationOpsPage', () => {
     ]);
   });
 
+  it("the unnamed registration's page counts its own events, never a named registration's", async () => {
+    const own = new MemoryStore({ clock: () => now });
+    const options = resolveVerificationOptions({
+      api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
+      clock: () => now,
+    });
+    const ledger = { enabled: false } as VerificationLedger;
+    const account = { methodStats: async () => ({}) } as unknown as VerificationAccountService;
+    const unnamed = new VerificationOpsPage(options, own, ledger, account, emitter);
+    unnamed.onModuleInit();
+    await emitter.emitAsync('verification.fraud_suspected', { registration: 'brand-b' });
+    await emitter.emitAsync('verification.spend_cap_reached', { registration: 'brand-b' });
+    await emitter.emitAsync('verification.spend_cap_reached', {});
+    expect((await unnamed.data('2026-03-15')).incidents).toStrictEqual([
+      { event: 'verification.spend_cap_reached', count: 1 },
+    ]);
+    unnamed.onModuleDestroy();
+    await own.close();
+  });
+
   it("yesterday's page shows its incidents all of today: one at yesterday's first millisecond, read at today's last", async () => {
     now = Date.UTC(2026, 2, 16);
     await emitter.emitAsync('verification.balance_low', { registration: 'brand-b' });

@@ -71,7 +71,7 @@ describe('protection counts a verification only in its own registration, as it s
     return seen.sort();
   }
 
-  it("its own, not a test number's, not another registration's", async () => {
+  it("its own, not a test number's, not another registration's (the unnamed one's included)", async () => {
     await expect(counted('north', { registration: 'north' })).resolves.toStrictEqual([
       'free r-2',
       'pumping r-2',
@@ -79,6 +79,8 @@ describe('protection counts a verification only in its own registration, as it s
     await expect(counted(undefined, {})).resolves.toStrictEqual(['free r-2', 'pumping r-2']);
     await expect(counted('north', { registration: 'south' })).resolves.toStrictEqual([]);
     await expect(counted('north', {})).resolves.toStrictEqual([]);
+    // The unnamed registration hears the named ones' events too (one event bus): not its own either.
+    await expect(counted(undefined, { registration: 'south' })).resolves.toStrictEqual([]);
     await expect(counted(undefined, { test: true })).resolves.toStrictEqual([]);
   });
 });

@@ -98,6 +98,22 @@ describe('WrongCodeBudget', () => {
     });
   });
 
+  it('a start is refused once the last wrong code of a budget is spent, not one code later', async () => {
+    const codes = budget(2, 3);
+    await (await codes.holdCheck(PHONE, 'owner-1')).settle(true);
+    // One wrong code left of the number's budget: a start is still worth sending.
+    await codes.assertStartAllowed(PHONE, 'owner-1');
+    await (await codes.holdCheck(PHONE, 'owner-1')).settle(true);
+    // None left: a new code could never be checked.
+    expect((await refusalOf(codes.assertStartAllowed(PHONE, undefined)))?.extra).toStrictEqual({
+      reason: 'wrong_codes_phone',
+    });
+    await (await codes.holdCheck('+79160000009', 'owner-1')).settle(true);
+    expect((await refusalOf(codes.assertStartAllowed('+79160000003', 'owner-1')))?.extra).toStrictEqual({
+      reason: 'wrong_codes_owner',
+    });
+  });
+
   it('both budgets off: nothing is counted and nothing refused', async () => {
     const codes = budget(false, false);
     for (let i = 0; i < 20; i++) await (await codes.holdCheck(PHONE, 'owner-1')).settle(true);

@@ -112,7 +112,7 @@ describe.each(BROWSER_PLATFORMS)('browser client in Chromium (%s)', (platform) =
     });
   });
 
-  it('the React hook: start, a wrong code, then the right one, rendered by the component', async () => {
+  it('the React hook: start, a wrong code, a reload that resumes, then the right code, rendered by the component', async () => {
     const page = await browser.open(host.url, 'hook');
     try {
       const number = phoneNumber();
@@ -136,9 +136,24 @@ describe.each(BROWSER_PLATFORMS)('browser client in Chromium (%s)', (platform) =
       );
       await page.click('#check');
       await expect(page.locator('#error').textContent()).resolves.toBe('invalid_code:2');
+      // A reload: the hook resumes the verification the tab had by default (no `resume` option).
+      await page.reload();
+      await page.locator('#phase', { hasText: 'awaiting_user' }).waitFor({ timeout: 5000 });
       await page.fill('#code', code);
       await page.click('#check');
       await page.locator('#phase', { hasText: 'verified' }).waitFor();
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it("the React hook given the page's client leaves it running when its component unmounts", async () => {
+    const page = await browser.open(host.url, 'given');
+    try {
+      await page.evaluate(`window.client.start({ phoneNumber: '${phoneNumber()}', method: 'sms' })`);
+      await page.locator('#phase', { hasText: 'awaiting_user' }).waitFor();
+      await page.evaluate('window.unmount()');
+      await expect(page.evaluate('window.client.getState().phase')).resolves.toBe('awaiting_user');
     } finally {
       await page.context().close();
     }

@@ -38,18 +38,36 @@ const HOOK_SCRIPT = `
   createRoot(document.getElementById('root')).render(h(Verify));
 `;
 
+/** The hook given the page's own client (`window.client`), in a component the page can unmount (`window.unmount`). */
+const GIVEN_SCRIPT = `
+  import { createElement as h } from 'react';
+  import { createRoot } from 'react-dom/client';
+  import { createVerificationClient } from '../../src/client/index.js';
+  import { useVerification } from '../../src/client/react/index.js';
+  const client = createVerificationClient({ eventSource: null, webOtp: false });
+  function Phase() {
+    return h('p', { id: 'phase' }, useVerification({ client }).state.phase);
+  }
+  const root = createRoot(document.getElementById('root'));
+  root.render(h(Phase));
+  Object.assign(window, { client, unmount: () => root.unmount() });
+`;
+
 export interface ClientBrowser {
-  /** A tab on `origin` with the client (`window.client`) or the React hook page (`hook`). */
-  open(origin: string, page: 'client' | 'hook', query?: string): Promise<Page>;
+  /** A tab on `origin` with the client (`window.client`), the React hook page (`hook`) or the hook given a client (`given`). */
+  open(origin: string, page: 'client' | 'hook' | 'given', query?: string): Promise<Page>;
   close(): Promise<void>;
 }
 
 export async function startClientBrowser(): Promise<ClientBrowser> {
   const dir = new URL('.', import.meta.url).pathname;
-  const [clientScript, hookScript] = await Promise.all([
+  const [clientScript, hookScript, givenScript] = await Promise.all([
     bundlePageScript(PAGE_SCRIPT, dir),
     bundlePageScript(HOOK_SCRIPT, dir),
+    bundlePageScript(GIVEN_SCRIPT, dir),
   ]);
+  const scriptOf = (url: string) =>
+    url.includes('/hook.js') ? hookScript : url.includes('/given.js') ? givenScript : clientScript;
   const browser = await launchChromium();
   return {
     open: (origin, kind, query = '') =>
@@ -62,7 +80,7 @@ export async function startClientBrowser(): Promise<ClientBrowser> {
                 contentType: 'text/html',
                 body: `<!doctype html><div id="root"></div><script type="module" src="/__test/${kind}.js"></script>`,
               }
-            : { contentType: 'text/javascript', body: url.includes('/hook.js') ? hookScript : clientScript },
+            : { contentType: 'text/javascript', body: scriptOf(url) },
         ready: `'client' in window || document.getElementById('phase') !== null`,
       }),
     close: () => browser.close(),

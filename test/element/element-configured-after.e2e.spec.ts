@@ -6,7 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { APP_GUARD } from '@nestjs/core';
-import { Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import {
+  ForbiddenException,
+  Injectable,
+  UnauthorizedException,
+  type CanActivate,
+  type ExecutionContext,
+} from '@nestjs/common';
 import type { Browser, Page } from 'playwright-core';
 import { SandboxControlClient, VerificationSandbox } from '../../src/testing/index.js';
 import { bundlePageScript, launchChromium, openTestPage } from '../support/chromium.js';
@@ -19,7 +25,7 @@ const TOKEN = 'Bearer host-token';
 /** Every request the host's guard saw: `METHOD path`, and whether it carried the token. */
 const seen: { request: string; authorized: boolean }[] = [];
 
-/** A host's bearer guard: no token, 401. */
+/** A host's bearer guard: no token, 401; a token it knows but does not let in, 403. */
 @Injectable()
 class BearerGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
@@ -28,6 +34,7 @@ class BearerGuard implements CanActivate {
       .getRequest<{ method: string; url: string; headers: Record<string, string> }>();
     const authorized = req.headers.authorization === TOKEN;
     seen.push({ request: `${req.method} ${req.url.split('?')[0]}`, authorized });
+    if (req.headers.authorization === 'Bearer barred') throw new ForbiddenException();
     if (!authorized) throw new UnauthorizedException();
     return true;
   }
@@ -37,7 +44,8 @@ class BearerGuard implements CanActivate {
 const SCRIPT = `
   import '../../src/element/index.js';
   const el = document.querySelector('phone-verification');
-  el.headers = { authorization: location.search.includes('token=stale') ? 'Bearer stale' : '${TOKEN}' };
+  const token = location.search.match(/token=(\\w+)/)?.[1];
+  el.headers = { authorization: token ? 'Bearer ' + token : '${TOKEN}' };
   el.clientOptions = { serverNow: () => Date.now() + window.clockOffset };
   const events = [];
   for (const type of ['verified', 'failed', 'expired', 'canceled', 'error'])
@@ -182,7 +190,7 @@ describe('<phone-verification> configured on the line after its import', () => {
   );
 
   it(
-    'refused by the host (401): an error event for the methods and one for the resume; the verification kept',
+    'refused by the host (401, 403): an error event for the methods and one for the resume; the verification kept',
     async () => {
       const page = await open();
       try {
@@ -207,6 +215,11 @@ describe('<phone-verification> configured on the line after its import', () => {
         expect(
           seen.filter((s) => !s.authorized).map((s) => s.request.replace(/\/status\/.*/, '/status/…')),
         ).toEqual(expect.arrayContaining(['GET /verification/methods', 'GET /verification/status/…']));
+        // Forbidden rather than unauthenticated: the same two events.
+        await page.goto(`${host.url}/__test/page?token=barred`);
+        await page.waitForFunction(`'el' in window && events.length === 2`);
+        const barred = (await page.evaluate('events')) as { detail: Record<string, unknown> }[];
+        expect(barred.map((e) => e.detail.status)).toEqual([403, 403]);
 
         // The token renewed: the verification goes on.
         await page.goto(`${host.url}/__test/page`);

@@ -554,6 +554,10 @@ describe('<phone-verification> in Chromium', () => {
         await expect(el(page, '#phone').inputValue()).resolves.toBe(`+7 ${nat}`);
         await expect(focused(page)).resolves.toBe('phone');
         expect((await events(page)).map((e) => e.type)).toEqual(['canceled']);
+        // Back to the form, a page's own call with nothing to act on is refused without a word on the form.
+        await page.evaluate(`el.client.reset(); el.client.check('1234')`);
+        await page.waitForFunction(`el.client.getState().error?.code === 'no_verification'`);
+        await expect(el(page, '#start-error').textContent()).resolves.toBe('');
       } finally {
         await page.close();
       }

@@ -100,6 +100,9 @@ describe("the element's task section", () => {
     // Neither a resend nor a countdown: no button.
     view.show(awaiting({ canResend: false, resendInMs: null }));
     expect($('resend').hidden).toBe(true);
+    // The operator's SMS fallback code: a resend would be another push, not this code again.
+    view.show(awaiting({ method: 'operator_id', canResend: true, resendInMs: null }));
+    expect($('resend').hidden).toBe(true);
   });
 
   it('the switch button counts down to the fallback moment (shown, not pressable), then is pressable; none without another method', () => {

@@ -4,7 +4,10 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { VerificationService } from '../../src/verification/verification.service.js';
-import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
+import {
+  RECORD_RETENTION_MS,
+  SessionRecordRepository,
+} from '../../src/sessions/session-record.repository.js';
 import { VerificationStore } from '../../src/store/verification-store.interface.js';
 import { CapturingLogger } from '../support/log-capture.js';
 import { slowWritesStore } from '../support/round-trip-store.js';
@@ -240,6 +243,16 @@ describe.each(PLATFORMS)('journeys: cancel (%s)', (platform) => {
       await Promise.all(fx.hosts.splice(0).map((host) => host.close()));
       await slow.inner.close();
     }
+  });
+
+  it("a canceled journey answers canceled as long as its session's record is kept: a tick before that end", async () => {
+    const host = await journeyHost(fx, platform);
+    const started = await start(host, { phone_number: freshPhone(), method: 'sms' });
+    const id = started.body.verification_id as string;
+    expect((await cancel(host, id)).body.status).toBe('canceled');
+    const expiresAt = Date.parse(started.body.expires_at as string);
+    await fx.sb.advance(expiresAt + RECORD_RETENTION_MS - 1 - fx.sb.now());
+    expect((await status(host, id)).body).toMatchObject({ status: 'canceled', awaiting_code: false });
   });
 
   it('a canceled journey offers no code entry: its status answer drops awaiting_code and the code length range its pending SMS had', async () => {

@@ -7,6 +7,7 @@
  * and the step-up guard in front of the route confirm from the old number.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { SessionRecordRepository } from '../../src/sessions/session-record.repository.js';
 import { VerificationService } from '../../src/verification/verification.service.js';
 import { VerificationErasure } from '../../src/verification/verification-erasure.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
@@ -100,6 +101,21 @@ describe.each(CASES)('a change of phone (%s, %s store)', (platform, storeKind) =
     expect((await d.whoami('kim', { id: oldId })).body).toMatchObject({ status: 403, reason: 'unknown' });
     expect(await host!.app.app.get(VerificationService).getVerifiedPhone(oldId, 'kim')).toBeNull();
     expect((await d.whoami('kim', { id: otherId })).body).toMatchObject({ phone: c });
+  });
+
+  it('a verification recorded without its time (an older version) no longer opens once its number left', async () => {
+    const { users } = await boot();
+    const [a, b] = [phoneNumber(), phoneNumber()];
+    users.phones.set('lev', a);
+    const oldId = await d.verified('lev', a, 'login');
+    expect((await d.whoami('lev', { id: oldId })).body).toMatchObject({ phone: a });
+    const records = host!.app.app.get(SessionRecordRepository, { strict: false });
+    await records.save({ ...(await records.get(suite.sb.sessionsFor(a)[0]!.request_id))!, verifiedAt: null });
+    expect(
+      (await d.change('lev', { verification_id: await d.verified('lev', b, 'change_phone') })).status,
+    ).toBe(200);
+    expect((await d.whoami('lev', { id: oldId })).body).toMatchObject({ status: 403, reason: 'unknown' });
+    expect(await host!.app.app.get(VerificationService).getVerifiedPhone(oldId, 'lev')).toBeNull();
   });
 
   it("erasing the owner forgets that the old number left the account; the old number's claim stays refused", async () => {

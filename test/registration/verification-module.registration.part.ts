@@ -107,12 +107,21 @@ describe('VerificationModule registration and its options', () => {
       await ref.close();
     });
 
-    it('forRootAsync takes the route prefix statically', async () => {
+    it('forRootAsync takes the route prefix statically, and puts the webhook route under it as forRoot does', async () => {
       const module = VerificationModule.forRootAsync({
         routes: { prefix: '/phone/' },
-        useFactory: () => ({ api }),
+        webhooks: { enabled: true },
+        useFactory: () => ({ api, webhooks: { secret: sb.demoAccount.webhookSecret } }),
       });
-      expect(await servesMethods(module, '/phone')).toBe(200);
+      const host = await createTestApp({ platform: 'express', module });
+      try {
+        expect((await call(host.url, 'GET', '/phone/methods')).status).toBe(200);
+        const unsigned = { type: 'verification.verified', data: { request_id: 'x' } };
+        expect((await call(host.url, 'POST', '/phone/webhooks', unsigned)).status).toBe(401);
+        expect((await call(host.url, 'POST', '/verification/webhooks', unsigned)).status).toBe(404);
+      } finally {
+        await host.close();
+      }
     });
 
     it('isGlobal makes the service injectable in modules that do not import it', async () => {
