@@ -48,7 +48,7 @@ describe('method health', () => {
     expect(DEMOTE_AFTER_MS).toBeLessThanOrEqual(60 * 60_000);
   });
 
-  it('promotes back on recovery; a demoted method without a judgement is tried again after RETRY_AFTER_MS', () => {
+  it('promotes back on recovery; a demoted method not seen dropping is tried again after RETRY_AFTER_MS', () => {
     const demoted: Health = { state: 'demoted', since: T0 };
     expect(nextHealth(demoted, 'recovered', T0 + 1)).toStrictEqual({ state: 'healthy', since: T0 + 1 });
     expect(nextHealth(demoted, null, T0 + RETRY_AFTER_MS - 1)).toBe(demoted);
@@ -57,6 +57,12 @@ describe('method health', () => {
       since: T0 + RETRY_AFTER_MS,
     });
     expect(nextHealth(demoted, 'dropped', T0 + RETRY_AFTER_MS + 1)).toBe(demoted);
+    // A steady window (no drop, not yet recovered) tries it again as well: only a drop keeps it demoted.
+    expect(nextHealth(demoted, 'steady', T0 + RETRY_AFTER_MS - 1)).toBe(demoted);
+    expect(nextHealth(demoted, 'steady', T0 + RETRY_AFTER_MS)).toStrictEqual({
+      state: 'degraded',
+      since: T0 + RETRY_AFTER_MS,
+    });
     const healthy: Health = { state: 'healthy', since: T0 };
     expect(nextHealth(healthy, 'steady', T0 + 1)).toBe(healthy);
     expect(nextHealth(healthy, null, T0 + 1)).toBe(healthy);

@@ -292,9 +292,11 @@ describe('chargedAtEnd (issue 29: the cap counts what the API charges)', () => {
       { verified: false, delivered: false },
       { verified: false, delivered: true },
       { verified: true, delivered: true },
+      // Verified before its delivery was told (a lost delivery webhook): the code went out all the same.
+      { verified: true, delivered: false },
     ];
-    expect(ends.map((end) => chargedAtEnd('on_verified', end))).toStrictEqual([false, false, true]);
-    expect(ends.map((end) => chargedAtEnd('on_delivery', end))).toStrictEqual([false, true, true]);
-    expect(ends.map((end) => chargedAtEnd('on_initiation', end))).toStrictEqual([true, true, true]);
+    expect(ends.map((end) => chargedAtEnd('on_verified', end))).toStrictEqual([false, false, true, true]);
+    expect(ends.map((end) => chargedAtEnd('on_delivery', end))).toStrictEqual([false, true, true, true]);
+    expect(ends.map((end) => chargedAtEnd('on_initiation', end))).toStrictEqual([true, true, true, true]);
   });
 });

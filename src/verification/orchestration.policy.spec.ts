@@ -145,6 +145,11 @@ describe('OrchestrationPolicy: a method whose completion dropped on the operator
     expect(await policy(floored, PRICES, 'degraded').fallbackAfterMs(step, '+79851234567', 'mobile')).toBe(
       40_000,
     );
+    // A moment already below the floor (a short timeout) is never pushed later by a degradation.
+    const short = { orchestration: { ...floored.orchestration, timeoutSeconds: { sms: 30 } } };
+    expect(await policy(short, PRICES, 'degraded').fallbackAfterMs(step, '+79851234567', 'mobile')).toBe(
+      30_000,
+    );
   });
 
   it("keeps the moment in mode 'price' and 'cost_per_success' (their orders alone)", async () => {

@@ -2,6 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { VerificationSandbox } from '../../src/testing/index.js';
 import { call, createTestApp, PLATFORMS, type TestApp } from '../support/verification-app.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
+import { VerificationHistory } from '../../src/history/verification-history.service.js';
 
 let phoneSeq = 100;
 const nextPhone = () => `+791234${String(phoneSeq++).padStart(5, '0')}`;
@@ -24,6 +25,7 @@ describe.each(PLATFORMS)('client routes: code methods and display data (%s)', (p
         api: { baseUrl: sb.url, apiKey: sb.demoAccount.apiKey, apiSecret: sb.demoAccount.apiSecret },
         clock: () => sb.now(),
         limits: { enabled: false },
+        history: {},
       },
     });
   });
@@ -75,7 +77,7 @@ describe.each(PLATFORMS)('client routes: code methods and display data (%s)', (p
   });
 
   it('operator_id with SMS fallback: wait, code field, check answers sent, then verified by polling', async () => {
-    const { res, requestId, id } = await start('operator_id');
+    const { res, phone, requestId, id } = await start('operator_id');
     expect(res.body.awaiting_code).toBe(false);
     const early = await call(host.url, 'POST', '/verification/check', { verification_id: id, code: '1234' });
     expect(early.status).toBe(409);
@@ -90,6 +92,11 @@ describe.each(PLATFORMS)('client routes: code methods and display data (%s)', (p
     });
     expect(check.status).toBe(200);
     expect(check.body).toMatchObject({ status: 'sent', verified: false });
+    // The code accepted, the operator's result still to come: the history holds no right code yet.
+    const checked = (await host.app.get(VerificationHistory).list({ phoneNumber: phone })).filter(
+      (e) => e.kind === 'check',
+    );
+    expect(checked.map((e) => [e.status, e.check])).toEqual([['sent', undefined]]);
     await sb.advance(3000);
     const done = await call(host.url, 'GET', `/verification/status/${id}`);
     expect(done.body.status).toBe('verified');

@@ -45,7 +45,8 @@ describe("in-doubt starts: a start's window and its one session", () => {
     await host.close();
   });
   const boot = async (
-    expirySeconds = 600,
+    /** null: not set (the API's default). */
+    expirySeconds: number | null = 600,
     webhooks = true,
     logger?: CapturingLogger,
     registry?: Registry,
@@ -54,7 +55,7 @@ describe("in-doubt starts: a start's window and its one session", () => {
     host = await startHost('express', sb, {
       logger,
       module: {
-        expirySeconds,
+        ...(expirySeconds === null ? {} : { expirySeconds }),
         ...(registry === undefined ? {} : { metrics: { enabled: true, registry } }),
         api: { ...moduleOptions(sb).api, timeoutMs: TIMEOUT_MS },
         ...(webhooks ? {} : { webhooks: { enabled: false } }),
@@ -225,6 +226,17 @@ describe("in-doubt starts: a start's window and its one session", () => {
     await settle(sb);
     sb.clearFaults();
     expect([await reveal(keptId), await reveal(goneId)]).toEqual([PROCESSED, IGNORED]);
+  });
+
+  it('without expirySeconds a start stays in doubt as long as the longest session the API may give (10 min), not its default', async () => {
+    await boot(null);
+    const lifetime = TIMEOUT_MS + 600_000 + 3_600_000;
+    const id = await startTooLate(nextPhone(), 'user-default-expiry');
+    sb.addFault({ webhooks: { drop_next: 1000 } });
+    await sb.advance(lifetime - 1);
+    await settle(sb);
+    sb.clearFaults();
+    expect(await reveal(id)).toEqual(PROCESSED);
   });
 
   it('with the webhook route off nothing could reveal a session: a start in doubt keeps nothing in the store', async () => {
