@@ -415,8 +415,10 @@ describe.each(PLATFORMS)('journeys: switch (%s)', (platform) => {
     await fx.sb.advance(10_000);
     const moved = await switchMethod(host, id, 'flash_call');
     expect(moved.body).toMatchObject({ verification_id: id, method: 'flash_call' });
-    // The page reloads and starts SMS again (with its device hint): the SMS session is pending, so it is
-    // resumed, and the journey keeps its steps (the hint does not make it a journey of one step again).
+    // The page reloads and starts SMS again, without and then with its device hint: the SMS session is
+    // pending, so it is resumed, and the journey keeps its steps (the hint does not make it one step again).
+    const plain = await start(host, { phone_number: phone, method: 'sms' });
+    expect(plain.body).toMatchObject({ verification_id: id, method: 'flash_call', resumed: true });
     const again = await start(host, { phone_number: phone, method: 'sms', device: 'mobile' });
     expect(again.status).toBe(201);
     expect(again.body).toMatchObject({ verification_id: id, method: 'flash_call', resumed: true });
