@@ -11,13 +11,16 @@ import { PLATFORMS } from '../support/verification-app.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
 import { cookieFrom, freshIp, freshPhone, moduleOptions, startFrom } from './protection-host.js';
 
-/** A MemoryStore on which a coalesced session's hand-back entry is written a millisecond after its TTL was computed. */
+/** A session's hand-back entry (`session:…`) written a millisecond after its TTL was computed. */
+const late = (value: string | null, ttlMs: number): number =>
+  value?.startsWith('session:') ? ttlMs + 1 : ttlMs;
+
+/** A MemoryStore on which a coalesced session's hand-back entry is written late, by `set` or by the claim's compare-and-set. */
 class LateHandBackWrite extends MemoryStore {
   override async set(key: string, value: string, ttlMs: number, options?: StoreWriteOptions): Promise<void> {
-    return super.set(key, value, value.startsWith('session:') ? ttlMs + 1 : ttlMs, options);
+    return super.set(key, value, late(value, ttlMs), options);
   }
 
-  // The claim turns into the session's entry by a compare-and-set: written late the same way.
   override async replaceIfEquals(
     key: string,
     expected: string,
@@ -25,13 +28,7 @@ class LateHandBackWrite extends MemoryStore {
     ttlMs: number,
     options?: StoreWriteOptions,
   ): Promise<boolean> {
-    return super.replaceIfEquals(
-      key,
-      expected,
-      value,
-      value?.startsWith('session:') ? ttlMs + 1 : ttlMs,
-      options,
-    );
+    return super.replaceIfEquals(key, expected, value, late(value, ttlMs), options);
   }
 }
 
