@@ -154,6 +154,24 @@ describe('declaredRoutes: what the module reads at import', () => {
     ]);
   });
 
+  it("forRootAsync: a factory's webhook decorators not given statically are refused (never applied)", () => {
+    const decorator: ClassDecorator = () => undefined;
+    const webhooks = { secret: 'whsec_c2VjcmV0', decorators: [decorator] };
+    const declared = declaredAsyncRoutes(undefined, { enabled: true, decorators: [decorator] });
+    expect(() => resolveVerificationOptions({ api, webhooks }, declared)).not.toThrow();
+    const error = refusal({ api, webhooks }, declaredAsyncRoutes(undefined, { enabled: true }));
+    expect([error.field, error.message]).toStrictEqual([
+      'webhooks.decorators',
+      'VerificationModule: option "webhooks.decorators" must be given statically: forRootAsync({ webhooks: { enabled: true, decorators }, useFactory }) (routes are declared at import)',
+    ]);
+    // One of two given statically is not enough.
+    const other: ClassDecorator = () => undefined;
+    const both = { ...webhooks, decorators: [decorator, other] };
+    expect(refusal({ api, webhooks: both }, declared).field).toBe('webhooks.decorators');
+    // forRoot declares what it is given.
+    expect(() => resolveVerificationOptions({ api, webhooks })).not.toThrow();
+  });
+
   it('only functions are kept as the webhook route decorators', () => {
     const decorator: ClassDecorator = () => undefined;
     const declared = declaredRoutes({

@@ -73,6 +73,16 @@ export function declaredRouteRules(declared: RouteSettings): OptionRule[] {
       ],
     },
     {
+      // Applied to the controller at import: a decorator only the factory gives would never be.
+      path: 'webhooks.decorators',
+      checks: [
+        (v) =>
+          !Array.isArray(v) || v.every((d) => declared.webhooks.decorators.includes(d as ClassDecorator))
+            ? undefined
+            : staticHint('webhooks: { enabled: true, decorators }'),
+      ],
+    },
+    {
       path: 'webhooks.path',
       checks: [
         (v) =>
