@@ -12,8 +12,10 @@ export class VerificationOptionsError extends PhoneVerificationError {
     problem: string,
     /** Whose option it is: the module's, or the standalone `VerificationApiClient`'s. */
     owner = 'VerificationModule',
+    /** The error behind the problem (`cause`), when one was caught. */
+    options?: ErrorOptions,
   ) {
-    super(`${owner}: option "${field}" ${problem}`);
+    super(`${owner}: option "${field}" ${problem}`, options);
   }
 }
 

@@ -330,9 +330,12 @@ function withDefaults<T extends object>(defaults: Readonly<T>, given: Partial<T>
   return resolved;
 }
 
-/** The webhook controller's decorators as declared (a wrong value is reported at boot by the rules). */
+/**
+ * The webhook controller's decorators as declared, every entry kept so that the import names a wrong one
+ * by its index (createWebhookController); not an array: reported at boot by the rules.
+ */
 function decoratorsOf(value: unknown): ClassDecorator[] {
-  return Array.isArray(value) ? value.filter((d): d is ClassDecorator => typeof d === 'function') : [];
+  return Array.isArray(value) ? (value as ClassDecorator[]) : [];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,4 +1,5 @@
 import { Controller, HttpCode, Post, Req, UseFilters, type Type } from '@nestjs/common';
+import { errorText } from '../core/error-text.js';
 import { VerificationOptionsError } from '../core/option-rules.js';
 import { ApiExcludeController } from '../http/openapi-decorators.js';
 import { VerificationProblemFilter } from '../http/verification-problem.filter.js';
@@ -57,18 +58,43 @@ export function createWebhookController(
   @Controller(path)
   class VerificationWebhookController extends WebhookControllerBase {}
   // The host's decorators (`webhooks.decorators`) on this registration's own class only. This runs at
-  // import, before the boot's option rules: a decorator that throws (a method decorator such as
-  // Version()) fails the import naming its option, not with the decorator's bare TypeError.
+  // import, before the boot's option rules, so each entry is checked here, in both registration shapes.
+  let decorated: Type<WebhookControllerBase> = VerificationWebhookController;
   for (const [i, decorate] of decorators.entries()) {
-    try {
-      decorate(VerificationWebhookController);
-    } catch (error) {
-      const cause = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      throw new VerificationOptionsError(
+    const wrong = (what: string, cause?: unknown) =>
+      new VerificationOptionsError(
         `webhooks.decorators[${i}]`,
-        `threw on the webhook controller class (${cause}): it must be a class decorator, like SkipThrottle()`,
+        `${what}: it must be a class decorator, like SkipThrottle()`,
+        undefined,
+        cause === undefined ? undefined : { cause },
       );
+    if (typeof decorate !== 'function') throw wrong(`is ${describeValue(decorate)}`);
+    let result: unknown;
+    try {
+      result = decorate(decorated);
+    } catch (error) {
+      // A method decorator such as Version() throws a bare TypeError on a class.
+      throw wrong(`threw on the webhook controller class (${errorText(error)})`, error);
     }
+    if (isThenable(result)) throw wrong('returned a promise (a decorator runs once, at import)');
+    if (typeof result !== 'function' || result === decorated) continue;
+    // A class decorator may return a subclass to use instead; any other function is the decorator a
+    // factory makes, given uncalled (`SkipThrottle` for `SkipThrottle()`): it decorated nothing.
+    if (!(result.prototype instanceof decorated))
+      throw wrong('returned a function instead of decorating the class (a factory given without its call?)');
+    decorated = result as Type<WebhookControllerBase>;
   }
-  return VerificationWebhookController;
+  return decorated;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+function describeValue(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }

@@ -45,9 +45,27 @@ describe.each(PLATFORMS)('webhooks.decorators, forRoot and forRootAsync alike (%
     host = undefined;
   });
 
-  it.each(['forRoot', 'forRootAsync'] as const)(
-    '%s: the host decorator is on the webhook controller; the registration without it is closed by the host guard',
-    async (shape) => {
+  /** A decorator that returns a subclass carrying the metadata: the subclass is the controller served. */
+  const replacing: ClassDecorator = (target) => {
+    @Open()
+    class Replaced extends (target as unknown as new () => object) {}
+    return Replaced as never;
+  };
+  /** A decorator that returns the class it decorated. */
+  const returning: ClassDecorator = (target) => {
+    Open()(target);
+    return target;
+  };
+  it.each([
+    ['forRoot', 'Open()', Open()],
+    ['forRootAsync', 'Open()', Open()],
+    ['forRoot', 'a subclass returned', replacing],
+    ['forRootAsync', 'a subclass returned', replacing],
+    ['forRoot', 'its target returned', returning],
+    ['forRootAsync', 'its target returned', returning],
+  ] as const)(
+    '%s, %s: the host decorator is on the webhook controller; the registration without it is closed by the host guard',
+    async (shape, _what, decorator) => {
       const sb = suite.sb;
       const open = await sb.createAccount({ balance: 100 });
       const closed = await sb.createAccount({ balance: 100 });
@@ -60,11 +78,14 @@ describe.each(PLATFORMS)('webhooks.decorators, forRoot and forRootAsync alike (%
       const opened = options('open', open);
       const openModule =
         shape === 'forRoot'
-          ? VerificationModule.forRoot({ ...opened, webhooks: { ...opened.webhooks, decorators: [Open()] } })
+          ? VerificationModule.forRoot({
+              ...opened,
+              webhooks: { ...opened.webhooks, decorators: [decorator] },
+            })
           : VerificationModule.forRootAsync({
               name: 'open',
               routes: { prefix: 'open/verification' },
-              webhooks: { enabled: true, decorators: [Open()] },
+              webhooks: { enabled: true, decorators: [decorator] },
               useFactory: () => opened,
             });
       host = await createTestApp({
@@ -105,4 +126,64 @@ describe('webhooks.decorators that is not a class decorator', () => {
       );
     },
   );
+
+  // Each wrong entry named by its own index, whatever comes before it, in both shapes.
+  /** A decorator factory, as SkipThrottle is: `skipLike` given where `skipLike()` was meant. */
+  const skipLike = (): ((target: object) => void) => () => undefined;
+  const wrongEntries: [
+    shape: 'forRoot' | 'forRootAsync',
+    what: string,
+    given: unknown[],
+    index: number,
+    why: RegExp,
+  ][] = [
+    [
+      'forRoot',
+      'a factory given uncalled',
+      [Open(), skipLike],
+      1,
+      /returned a function instead of decorating/,
+    ],
+    ['forRootAsync', 'a factory given uncalled', [skipLike], 0, /returned a function instead of decorating/],
+    ['forRoot', 'not a function, then a throwing one', [Open(), 'x', Version('2')], 1, /is a string/],
+    ['forRootAsync', 'not a function', [Open(), null], 1, /is null/],
+    ['forRoot', 'an async decorator', [Open(), Open(), async () => undefined], 2, /returned a promise/],
+    ['forRootAsync', 'an async decorator', [async () => undefined], 0, /returned a promise/],
+  ];
+  it.each(wrongEntries)(
+    '%s, %s: the import fails naming the entry by its index',
+    (shape, _what, given, index, why) => {
+      const decorators = given as unknown as ClassDecorator[];
+      const declare = () =>
+        shape === 'forRoot'
+          ? VerificationModule.forRoot({
+              api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret: 's' },
+              webhooks: { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', decorators },
+            })
+          : VerificationModule.forRootAsync({
+              webhooks: { enabled: true, decorators },
+              useFactory: () => ({ api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret: 's' } }),
+            });
+      expect(declare).toThrow(VerificationOptionsError);
+      expect(declare).toThrow(`option "webhooks.decorators[${index}]"`);
+      expect(declare).toThrow(why);
+    },
+  );
+
+  it('keeps the error a decorator threw as the cause', () => {
+    const boom = new RangeError('no');
+    const declare = () =>
+      VerificationModule.forRootAsync({
+        webhooks: {
+          enabled: true,
+          decorators: [
+            () => {
+              throw boom;
+            },
+          ],
+        },
+        useFactory: () => ({ api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret: 's' } }),
+      });
+    expect(declare).toThrow(expect.objectContaining({ cause: boom }));
+  });
 });
