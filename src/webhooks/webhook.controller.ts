@@ -61,22 +61,23 @@ export function createWebhookController(
   // import, before the boot's option rules, so each entry is checked here, in both registration shapes.
   let decorated: Type<WebhookControllerBase> = VerificationWebhookController;
   for (const [i, decorate] of decorators.entries()) {
-    const wrong = (what: string, cause?: unknown) =>
+    const wrong = (what: string, options?: ErrorOptions) =>
       new VerificationOptionsError(
         `webhooks.decorators[${i}]`,
         `${what}: it must be a class decorator, like SkipThrottle()`,
         undefined,
-        cause === undefined ? undefined : { cause },
+        options,
       );
-    if (typeof decorate !== 'function') throw wrong(`is ${describeValue(decorate)}`);
+    if (typeof decorate !== 'function')
+      throw wrong(`is not a function (${decorate === null ? 'null' : typeof decorate})`);
     let result: unknown;
     try {
       result = decorate(decorated);
     } catch (error) {
       // A method decorator such as Version() throws a bare TypeError on a class.
-      throw wrong(`threw on the webhook controller class (${errorText(error)})`, error);
+      throw wrong(`threw on the webhook controller class (${errorText(error)})`, { cause: error });
     }
-    if (isThenable(result)) throw wrong('returned a promise (a decorator runs once, at import)');
+    if (result instanceof Promise) throw wrong('returned a promise (a decorator runs once, at import)');
     if (typeof result !== 'function' || result === decorated) continue;
     // A class decorator may return a subclass to use instead; any other function is the decorator a
     // factory makes, given uncalled (`SkipThrottle` for `SkipThrottle()`): it decorated nothing.
@@ -85,16 +86,4 @@ export function createWebhookController(
     decorated = result as Type<WebhookControllerBase>;
   }
   return decorated;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
-}
-
-function describeValue(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }

@@ -51,6 +51,8 @@ describe.each(PLATFORMS)('webhooks.decorators, forRoot and forRootAsync alike (%
     class Replaced extends (target as unknown as new () => object) {}
     return Replaced as never;
   };
+  /** A decorator that returns nothing, as most do. */
+  const silent: ClassDecorator = (target) => void Open()(target);
   /** A decorator that returns the class it decorated. */
   const returning: ClassDecorator = (target) => {
     Open()(target);
@@ -62,6 +64,8 @@ describe.each(PLATFORMS)('webhooks.decorators, forRoot and forRootAsync alike (%
     ['forRoot', 'a subclass returned', replacing],
     ['forRootAsync', 'a subclass returned', replacing],
     ['forRoot', 'its target returned', returning],
+    ['forRoot', 'nothing returned', silent],
+    ['forRootAsync', 'nothing returned', silent],
     ['forRootAsync', 'its target returned', returning],
   ] as const)(
     '%s, %s: the host decorator is on the webhook controller; the registration without it is closed by the host guard',
@@ -145,8 +149,14 @@ describe('webhooks.decorators that is not a class decorator', () => {
       /returned a function instead of decorating/,
     ],
     ['forRootAsync', 'a factory given uncalled', [skipLike], 0, /returned a function instead of decorating/],
-    ['forRoot', 'not a function, then a throwing one', [Open(), 'x', Version('2')], 1, /is a string/],
-    ['forRootAsync', 'not a function', [Open(), null], 1, /is null/],
+    [
+      'forRoot',
+      'not a function, then a throwing one',
+      [Open(), 'x', Version('2')],
+      1,
+      /is not a function \(string\)/,
+    ],
+    ['forRootAsync', 'not a function', [Open(), null], 1, /is not a function \(null\)/],
     ['forRoot', 'an async decorator', [Open(), Open(), async () => undefined], 2, /returned a promise/],
     ['forRootAsync', 'an async decorator', [async () => undefined], 0, /returned a promise/],
   ];
