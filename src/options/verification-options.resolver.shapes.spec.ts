@@ -172,13 +172,16 @@ describe('declaredRoutes: what the module reads at import', () => {
     expect(() => resolveVerificationOptions({ api, webhooks })).not.toThrow();
   });
 
-  it('only functions are kept as the webhook route decorators', () => {
+  it('keeps every entry of the webhook route decorators, so that the import names a wrong one by its index', () => {
     const decorator: ClassDecorator = () => undefined;
-    const declared = declaredRoutes({
-      api,
-      webhooks: { secret: 'whsec_c2VjcmV0', decorators: [decorator, 'SkipThrottle' as never] },
-    });
-    expect(declared.webhooks.decorators).toStrictEqual([decorator]);
+    const decorators = ['SkipThrottle' as never, decorator];
+    expect(
+      declaredRoutes({ api, webhooks: { secret: 'whsec_c2VjcmV0', decorators } }).webhooks.decorators,
+    ).toStrictEqual(decorators);
+    expect(
+      declaredRoutes({ api, webhooks: { secret: 'whsec_c2VjcmV0', decorators: 'x' as never } }).webhooks
+        .decorators,
+    ).toStrictEqual([]);
   });
 });
 
