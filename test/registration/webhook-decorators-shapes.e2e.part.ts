@@ -108,32 +108,25 @@ describe.each(PLATFORMS)('webhooks.decorators, forRoot and forRootAsync alike (%
 });
 
 describe('webhooks.decorators that is not a class decorator', () => {
-  // Nest's Version() decorates handlers only: applied to a class it throws a bare TypeError at import.
-  it.each(['forRoot', 'forRootAsync'] as const)(
-    '%s: the import fails naming the option and the decorator that threw',
-    (shape) => {
-      // A plain-JS host's (TypeScript refuses a method decorator here).
-      const decorators = [Open(), Version('2')] as unknown as ClassDecorator[];
-      const declare = () =>
-        shape === 'forRoot'
-          ? VerificationModule.forRoot({
-              api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret: 's' },
-              webhooks: { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', decorators },
-            })
-          : VerificationModule.forRootAsync({
-              webhooks: { enabled: true, decorators },
-              useFactory: () => ({ api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret: 's' } }),
-            });
-      expect(declare).toThrow(VerificationOptionsError);
-      expect(declare).toThrow(
-        /option "webhooks\.decorators\[1\]" threw on the webhook controller class \(TypeError: .+\): it must be a class decorator/,
-      );
-    },
-  );
-
-  // Each wrong entry named by its own index, whatever comes before it, in both shapes.
+  /** Imports a registration of `shape` with `decorators` (a plain-JS host's: TypeScript refuses most of these). */
+  const declare = (shape: 'forRoot' | 'forRootAsync', decorators: unknown[]) => () =>
+    shape === 'forRoot'
+      ? VerificationModule.forRoot({
+          api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret: 's' },
+          webhooks: {
+            secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+            decorators: decorators as ClassDecorator[],
+          },
+        })
+      : VerificationModule.forRootAsync({
+          webhooks: { enabled: true, decorators: decorators as ClassDecorator[] },
+          useFactory: () => ({ api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret: 's' } }),
+        });
   /** A decorator factory, as SkipThrottle is: `skipLike` given where `skipLike()` was meant. */
   const skipLike = (): ((target: object) => void) => () => undefined;
+  // Nest's Version() decorates handlers only: applied to a class it throws a bare TypeError at import.
+  const threw = /threw on the webhook controller class \(TypeError: .+\): it must be a class decorator/;
+  // Each wrong entry named by its own index, whatever comes before it, in both shapes.
   const wrongEntries: [
     shape: 'forRoot' | 'forRootAsync',
     what: string,
@@ -141,6 +134,8 @@ describe('webhooks.decorators that is not a class decorator', () => {
     index: number,
     why: RegExp,
   ][] = [
+    ['forRoot', 'a method decorator', [Open(), Version('2')], 1, threw],
+    ['forRootAsync', 'a method decorator', [Open(), Version('2')], 1, threw],
     [
       'forRoot',
       'a factory given uncalled',
@@ -163,37 +158,17 @@ describe('webhooks.decorators that is not a class decorator', () => {
   it.each(wrongEntries)(
     '%s, %s: the import fails naming the entry by its index',
     (shape, _what, given, index, why) => {
-      const decorators = given as unknown as ClassDecorator[];
-      const declare = () =>
-        shape === 'forRoot'
-          ? VerificationModule.forRoot({
-              api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret: 's' },
-              webhooks: { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', decorators },
-            })
-          : VerificationModule.forRootAsync({
-              webhooks: { enabled: true, decorators },
-              useFactory: () => ({ api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret: 's' } }),
-            });
-      expect(declare).toThrow(VerificationOptionsError);
-      expect(declare).toThrow(`option "webhooks.decorators[${index}]"`);
-      expect(declare).toThrow(why);
+      expect(declare(shape, given)).toThrow(VerificationOptionsError);
+      expect(declare(shape, given)).toThrow(`option "webhooks.decorators[${index}]"`);
+      expect(declare(shape, given)).toThrow(why);
     },
   );
 
   it('keeps the error a decorator threw as the cause', () => {
     const boom = new RangeError('no');
-    const declare = () =>
-      VerificationModule.forRootAsync({
-        webhooks: {
-          enabled: true,
-          decorators: [
-            () => {
-              throw boom;
-            },
-          ],
-        },
-        useFactory: () => ({ api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret: 's' } }),
-      });
-    expect(declare).toThrow(expect.objectContaining({ cause: boom }));
+    const throwing = () => {
+      throw boom;
+    };
+    expect(declare('forRootAsync', [throwing])).toThrow(expect.objectContaining({ cause: boom }));
   });
 });
