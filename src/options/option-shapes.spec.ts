@@ -287,6 +287,12 @@ const BOOTS: BootCase[] = [
     false,
   ],
   [
+    'a floor equal to the default ceiling, the ceiling left out',
+    fallback({ floorMs: 90_000 }) as never,
+    (r) => r.orchestration.fallback && r.orchestration.fallback.floorMs,
+    90_000,
+  ],
+  [
     'a ceiling equal to its floor',
     fallback({ floorMs: 20_000, ceilingMs: 20_000 }) as never,
     (r) => r.orchestration.fallback && r.orchestration.fallback.ceilingMs,

@@ -71,6 +71,13 @@ const CASES: RefusalCase[] = [
   ],
 
   [
+    'orchestration.fallback.floorMs above the default ceiling, the ceiling left out',
+    { api, orchestration: { fallback: { floorMs: 120_000 } } },
+    'orchestration.fallback.ceilingMs',
+    'must be at least floorMs (its default is 90000 ms: give ceilingMs too)',
+  ],
+
+  [
     'orchestration.fallback.floorMs',
     { api, orchestration: { fallback: { floorMs: 500 } } },
     'orchestration.fallback.floorMs',

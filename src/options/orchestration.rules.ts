@@ -75,14 +75,17 @@ export const ORCHESTRATION_OPTION_RULES: readonly OptionRule[] = [
   },
   { path: 'orchestration.fallback.minSamples', checks: [positiveInt] },
   { path: 'orchestration.fallback.floorMs', checks: [intRange(1000, 600_000, 'ms')] },
+  { path: 'orchestration.fallback.ceilingMs', checks: [intRange(1000, 600_000, 'ms')] },
   {
+    // Checked with the ceiling left out too (as maxHoldMs): a floorMs above the default ceiling alone was
+    // accepted and every learned moment cut to the ceiling, the floor never honoured.
     path: 'orchestration.fallback.ceilingMs',
+    required: true,
     checks: [
-      intRange(1000, 600_000, 'ms'),
       (v, { parent }) =>
         ((v as number | undefined) ?? FALLBACK.ceilingMs) <
         ((parent.floorMs as number | undefined) ?? FALLBACK.floorMs)
-          ? 'must be at least floorMs'
+          ? `must be at least floorMs${v === undefined ? ` (its default is ${FALLBACK.ceilingMs} ms: give ceilingMs too)` : ''}`
           : undefined,
     ],
   },

@@ -198,4 +198,35 @@ describe('takeSpareSlot: the claim', () => {
     expect(await store.get(spareSlotClaimKey(first!))).toBeNull();
     await store.close();
   });
+
+  it("a slot that holds another session of the same status under the claim than at the choice is chosen again: another start's fresh session is never taken over", async () => {
+    const store = new MemoryStore({ clock: () => NOW });
+    const ids = spareSlotIds(pool);
+    const held = (slot: number, startedBy: string, createdAt: number, checked = false): SlotHolder => ({
+      requestId: `${ids[slot]!}${startedBy}`,
+      status: 'sent',
+      createdAt,
+      expiresAt: NOW + 300_000,
+      startedBy,
+      ...(checked ? { checked: true } : {}),
+    });
+    // Every slot held: my two sessions (the first the older), then others' sessions a code was checked for.
+    const atChoice = [
+      held(0, 'me', NOW - 2),
+      held(1, 'me', NOW - 1),
+      ...[2, 3, 4].map((slot) => held(slot, `o${slot}`, NOW - 9, true)),
+    ];
+    // Between the choice and the claim another start played its fresh session (sent, as mine was) in my oldest slot.
+    const fresh = held(0, 'another', NOW);
+    let firstReads = 0;
+    const read = async (slotId: string): Promise<SlotHolder | null> => {
+      const slot = ids.indexOf(slotId);
+      return slot === 0 && firstReads++ > 0 ? fresh : atChoice[slot]!;
+    };
+    const taken = await takeSpareSlot(store, pool, 'me', read);
+    expect(storedSessionId(taken.requestId)).toBe(ids[1]);
+    expect(taken.replaced).toBe(false);
+    expect(await store.get(spareSlotClaimKey(ids[0]!))).toBeNull();
+    await store.close();
+  });
 });

@@ -11,3 +11,4 @@ import './history-refusal-budget.e2e.part.js';
 import './history.e2e.part.js';
 import './history-refusal-standing.e2e.part.js';
 import './start-outcomes.e2e.part.js';
+import './history-verified-free.e2e.part.js';

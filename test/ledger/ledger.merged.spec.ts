@@ -9,3 +9,4 @@ import './ledger.e2e.part.js';
 import './ledger-instances.e2e.part.js';
 import './ledger-store-lag.e2e.part.js';
 import './ledger-switch.e2e.part.js';
+import './ledger-usage-days.e2e.part.js';
