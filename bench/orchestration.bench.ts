@@ -36,7 +36,8 @@
  * verified and RUB per verified as without, within 3 %, and no user refused): the pumping defence,
  * the per-client start and check limits and the spend cap (1,000 RUB a day by default; the SMS-only
  * run spends about 3,000). The per-number limits, the resend cooldown and coalescing keep their
- * defaults. The sandbox clock is frozen between ticks, so a run repeats exactly. For trying a change:
+ * defaults. The sandbox clock is frozen between ticks: SMS only repeats exactly, auto's rows do not (two
+ * full runs of one commit differed by up to 27 verified users: bench/README.md). For trying a change:
  * ORCH_ONLY=realistic,warm (rows), ORCH_FALLBACK='{"stalledShare":0.3}', ORCH_OPTIONS (the whole
  * `orchestration` option, ORCH_FALLBACK over it), ORCH_DIAG=1 (moments, and first methods per device
  * and 50 s of arrivals with those users verified within SMS only's median / verified / all, and each hold the
