@@ -1,6 +1,6 @@
-import { describe } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { VERIFICATION_METHODS } from '../core/verification-method.js';
-import { api, itRefusesEachCase, type RefusalCase } from '../../test/support/option-refusals.js';
+import { api, itRefusesEachCase, refusal, type RefusalCase } from '../../test/support/option-refusals.js';
 import { ORCHESTRATION_OPTION_RULES } from './orchestration.rules.js';
 
 /** One wrong value per rule of `orchestration`: [case, options, field named, words of the message]. */
@@ -186,4 +186,13 @@ const CASES: RefusalCase[] = [
 
 describe('the rules of `orchestration`: each refuses what it should, naming the field', () => {
   itRefusesEachCase(CASES, ORCHESTRATION_OPTION_RULES);
+
+  it("names the ceiling's default only when the ceiling was left out", () => {
+    const given = refusal({ api, orchestration: { fallback: { floorMs: 20_000, ceilingMs: 15_000 } } });
+    expect(given.message.endsWith('must be at least floorMs')).toBe(true);
+    const left = refusal({ api, orchestration: { fallback: { floorMs: 120_000 } } });
+    expect(
+      left.message.endsWith('must be at least floorMs (its default is 90000 ms: give ceilingMs too)'),
+    ).toBe(true);
+  });
 });
