@@ -198,6 +198,8 @@ const WEBHOOK_SHAPES_BOOT: BootCase[] = [
   ['no webhooks', { api }, (r) => r.webhooks.enabled, false],
   ['webhooks {}', { api, webhooks: {} }, (r) => r.webhooks.enabled, false],
   ['enabled false', { api, webhooks: { enabled: false } }, (r) => r.webhooks.enabled, false],
+  // `enabled: flag || undefined`: no key but `enabled`, so nothing asks for the receiver.
+  ['enabled undefined', { api, webhooks: { enabled: undefined } }, (r) => r.webhooks.enabled, false],
   [
     'enabled false with an unset secret',
     { api, webhooks: { enabled: false, secret: UNSET } },
