@@ -187,12 +187,14 @@ const CASES: RefusalCase[] = [
 describe('the rules of `orchestration`: each refuses what it should, naming the field', () => {
   itRefusesEachCase(CASES, ORCHESTRATION_OPTION_RULES);
 
-  it("names the ceiling's default only when the ceiling was left out", () => {
+  it('names the default of the bound left out, and none when both were given', () => {
     const given = refusal({ api, orchestration: { fallback: { floorMs: 20_000, ceilingMs: 15_000 } } });
     expect(given.message.endsWith('must be at least floorMs')).toBe(true);
     const left = refusal({ api, orchestration: { fallback: { floorMs: 120_000 } } });
     expect(
       left.message.endsWith('must be at least floorMs (its default is 90000 ms: give ceilingMs too)'),
     ).toBe(true);
+    const floorLeft = refusal({ api, orchestration: { fallback: { ceilingMs: 5_000 } } });
+    expect(floorLeft.message.endsWith('must be at least floorMs (10000 ms by default)')).toBe(true);
   });
 });

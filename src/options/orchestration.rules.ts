@@ -77,16 +77,20 @@ export const ORCHESTRATION_OPTION_RULES: readonly OptionRule[] = [
   { path: 'orchestration.fallback.floorMs', checks: [intRange(1000, 600_000, 'ms')] },
   { path: 'orchestration.fallback.ceilingMs', checks: [intRange(1000, 600_000, 'ms')] },
   {
-    // Checked with the ceiling left out too (as maxHoldMs): a floorMs above the default ceiling alone was
-    // accepted and every learned moment cut to the ceiling, the floor never honoured.
+    // Checked with the ceiling left out too (as maxHoldMs): a floorMs above the default ceiling would have
+    // every learned moment cut below the floor.
     path: 'orchestration.fallback.ceilingMs',
     required: true,
     checks: [
-      (v, { parent }) =>
-        ((v as number | undefined) ?? FALLBACK.ceilingMs) <
-        ((parent.floorMs as number | undefined) ?? FALLBACK.floorMs)
-          ? `must be at least floorMs${v === undefined ? ` (its default is ${FALLBACK.ceilingMs} ms: give ceilingMs too)` : ''}`
-          : undefined,
+      (v, { parent }) => {
+        const floor = parent.floorMs as number | undefined;
+        if (((v as number | undefined) ?? FALLBACK.ceilingMs) >= (floor ?? FALLBACK.floorMs))
+          return undefined;
+        // Whichever of the two was left out, its default is named.
+        if (v === undefined)
+          return `must be at least floorMs (its default is ${FALLBACK.ceilingMs} ms: give ceilingMs too)`;
+        return `must be at least floorMs${floor === undefined ? ` (${FALLBACK.floorMs} ms by default)` : ''}`;
+      },
     ],
   },
   { path: 'orchestration.maxSteps', checks: [positiveInt] },

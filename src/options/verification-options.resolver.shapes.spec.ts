@@ -164,10 +164,14 @@ describe('declaredRoutes: what the module reads at import', () => {
       'webhooks.decorators',
       'VerificationModule: option "webhooks.decorators" must be given statically: forRootAsync({ webhooks: { enabled: true, decorators }, useFactory }) (routes are declared at import)',
     ]);
-    // One of two given statically is not enough.
+    // One of two given statically is not enough; the same factory called in both places makes other functions.
     const other: ClassDecorator = () => undefined;
     const both = { ...webhooks, decorators: [decorator, other] };
-    expect(refusal({ api, webhooks: both }, declared).field).toBe('webhooks.decorators');
+    const again = refusal({ api, webhooks: both }, declared);
+    expect([again.field, again.message]).toStrictEqual([
+      'webhooks.decorators',
+      'VerificationModule: option "webhooks.decorators" holds decorators other than the ones given statically (each call of a decorator factory makes a new one): only those are applied, at import; leave webhooks.decorators out of the factory, or return that same array',
+    ]);
     // forRoot declares what it is given.
     expect(() => resolveVerificationOptions({ api, webhooks })).not.toThrow();
   });

@@ -76,10 +76,14 @@ export function declaredRouteRules(declared: RouteSettings): OptionRule[] {
       // Applied to the controller at import: a decorator only the factory gives would never be.
       path: 'webhooks.decorators',
       checks: [
-        (v) =>
-          !Array.isArray(v) || v.every((d) => declared.webhooks.decorators.includes(d as ClassDecorator))
-            ? undefined
-            : staticHint('webhooks: { enabled: true, decorators }'),
+        (v) => {
+          const given = declared.webhooks.decorators;
+          if (!Array.isArray(v) || v.every((d) => given.includes(d as ClassDecorator))) return undefined;
+          // Declared too, but as other functions: each SkipThrottle() call makes a new one.
+          return given.length > 0
+            ? 'holds decorators other than the ones given statically (each call of a decorator factory makes a new one): only those are applied, at import; leave webhooks.decorators out of the factory, or return that same array'
+            : staticHint('webhooks: { enabled: true, decorators }');
+        },
       ],
     },
     {

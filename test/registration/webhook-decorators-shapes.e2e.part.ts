@@ -105,6 +105,20 @@ describe.each(PLATFORMS)('webhooks.decorators, forRoot and forRootAsync alike (%
       expect((await postWebhook(url('closed'), delivery(closed.webhookSecret))).status).toBe(403);
     },
   );
+  it('forRootAsync, a decorator factory called in the factory too: the boot says only the static ones apply', async () => {
+    const account = await suite.sb.createAccount({ balance: 100 });
+    const options: VerificationModuleOptions = {
+      ...moduleOptions(suite.sb, {}, account),
+      webhooks: { secret: account.webhookSecret, decorators: [Open()] },
+    };
+    const module = VerificationModule.forRootAsync({
+      webhooks: { enabled: true, decorators: [Open()] },
+      useFactory: () => options,
+    });
+    await expect(createTestApp({ platform, module })).rejects.toThrow(
+      /"webhooks\.decorators" holds decorators other than the ones given statically/,
+    );
+  });
 });
 
 describe('webhooks.decorators that is not a class decorator', () => {
