@@ -7,6 +7,7 @@ import { isVerificationStore } from '../store/create-store.js';
 import { VERIFICATION_DEFAULTS } from './verification-options.defaults.js';
 import type { RATE_LIMITS } from './limits.rules.js';
 import { checkKnownKeys } from './unknown-options.js';
+import { checkStaticRoutes } from './static-routes.rules.js';
 import type { PurposesOptions, ResolvedPurposePolicy, ResolvedPurposes } from './purposes.options.js';
 import { purposeRules } from './purposes.rules.js';
 import { VERIFICATION_OPTION_RULES } from './verification-options.rules.js';
@@ -147,6 +148,7 @@ export function declaredAsyncRoutes(
   webhooks: WebhookRouteOptions | undefined,
   name?: string,
 ): RouteSettings {
+  checkStaticRoutes({ routes, webhooks, name });
   const prefix = resolvePrefix({ routes });
   return {
     ...(name === undefined ? {} : { name }),

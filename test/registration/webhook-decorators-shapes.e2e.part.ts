@@ -178,6 +178,44 @@ describe('webhooks.decorators that is not a class decorator', () => {
     },
   );
 
+  // A plain-JS host's or one whose declaration is in a variable: TypeScript checks only a literal's keys.
+  it.each([
+    [
+      'a misspelt key',
+      { webhooks: { enabled: true, decorator: [Open()] } },
+      'webhooks.decorator',
+      /is not taken beside the factory/,
+    ],
+    [
+      'a factory-only key',
+      { webhooks: { enabled: true, secret: 'whsec_x' } },
+      'webhooks.secret',
+      /is not taken beside the factory/,
+    ],
+    [
+      'a routes key',
+      { routes: { prefix: 'v', guard: true } },
+      'routes.guard',
+      /is not taken beside the factory/,
+    ],
+    [
+      'decorators as a Set',
+      { webhooks: { enabled: true, decorators: new Set([Open()]) } },
+      'webhooks.decorators',
+      /must be an array/,
+    ],
+    ['routes not an object', { routes: 'v1' }, 'routes', /must be an object/],
+  ])('forRootAsync, %s beside the factory: the import fails naming it', (_what, declaration, field, why) => {
+    const declare = () =>
+      VerificationModule.forRootAsync({
+        ...(declaration as object),
+        useFactory: () => ({ api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret: 's' } }),
+      });
+    expect(declare).toThrow(VerificationOptionsError);
+    expect(declare).toThrow(`option "${field}" `);
+    expect(declare).toThrow(why);
+  });
+
   it('keeps the error a decorator threw as the cause', () => {
     const boom = new RangeError('no');
     const throwing = () => {
