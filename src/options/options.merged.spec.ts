@@ -8,6 +8,7 @@ import './limits.rules.spec.js';
 import './option-shapes.spec.js';
 import './orchestration.rules.spec.js';
 import './purposes.rules.spec.js';
+import './static-routes.rules.spec.js';
 import './test-number-owners-without-owner.spec.js';
 import './unknown-options-shapes.spec.js';
 import './verification-option-checks.spec.js';
