@@ -144,6 +144,12 @@ describe('declaredRoutes: what the module reads at import', () => {
     expect(resolve({ routes: { prefix: '//phone//' } }).routes.prefix).toBe('phone');
   });
 
+  it('forRootAsync: the static declaration is checked as it is declared (checkStaticRoutes)', () => {
+    expect(() => declaredAsyncRoutes(undefined, { enabled: true, decorator: [] } as never)).toThrow(
+      'option "webhooks.decorator" is not taken beside the factory',
+    );
+  });
+
   it("forRootAsync: a factory's other name is refused, saying to give it statically", () => {
     const declared = declaredAsyncRoutes(undefined, undefined, 'shop');
     expect(() => resolveVerificationOptions({ api, name: 'shop' }, declared)).not.toThrow();
