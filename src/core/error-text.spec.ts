@@ -19,4 +19,21 @@ describe('errorText', () => {
     expect(errorText(new Error('x'.repeat(293)))).toBe(`Error: ${'x'.repeat(293)}`);
     expect(errorText(new Error('x'.repeat(294)))).toBe(`Error: ${'x'.repeat(293)}…`);
   });
+
+  it("never throws: an error whose message or name getter throws is said so, and the caller's line still written", () => {
+    const badMessage = new Error('x');
+    Object.defineProperty(badMessage, 'message', {
+      get() {
+        throw new Error('no');
+      },
+    });
+    const badName = new Error('x');
+    Object.defineProperty(badName, 'name', {
+      get() {
+        throw new Error('no');
+      },
+    });
+    expect(errorText(badMessage)).toBe('Error (its name or message could not be read)');
+    expect(errorText(badName)).toBe('Error (its name or message could not be read)');
+  });
 });

@@ -8,6 +8,12 @@ const MAX_ERROR_TEXT = 300;
  */
 export function errorText(error: unknown): string {
   if (!(error instanceof Error)) return typeof error;
-  const text = error.message ? `${error.name}: ${error.message}` : error.name;
+  let text: string;
+  try {
+    text = error.message ? `${String(error.name)}: ${String(error.message)}` : String(error.name);
+  } catch {
+    // A host's error whose `name` or `message` getter throws: the line is still written, and says so.
+    return 'Error (its name or message could not be read)';
+  }
   return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text;
 }

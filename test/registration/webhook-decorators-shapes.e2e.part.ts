@@ -168,6 +168,21 @@ describe('webhooks.decorators that is not a class decorator', () => {
     ['forRootAsync', 'not a function', [Open(), null], 1, /is not a function \(null\)/],
     ['forRoot', 'an async decorator', [Open(), Open(), async () => undefined], 2, /returned a promise/],
     ['forRootAsync', 'an async decorator', [async () => undefined], 0, /returned a promise/],
+    [
+      'forRoot',
+      "an error whose message can't be read",
+      [
+        () => {
+          throw Object.defineProperty(new Error('x'), 'message', {
+            get: () => {
+              throw new Error('no');
+            },
+          });
+        },
+      ],
+      0,
+      /threw on the webhook controller class \(Error \(its name or message could not be read\)\)/,
+    ],
   ];
   it.each(wrongEntries)(
     '%s, %s: the import fails naming the entry by its index',
