@@ -9,10 +9,13 @@ const STATIC_KEYS: Readonly<Record<'routes' | 'webhooks', readonly string[]>> = 
   routes: ['prefix', 'enabled'],
   webhooks: ['enabled', 'path', 'decorators'],
 };
-/** The module's own rules for those keys (each entry of `decorators` is checked as it is applied). */
-const STATIC_RULES = VERIFICATION_OPTION_RULES.filter((rule) =>
-  /^(name|routes|webhooks)(\.(prefix|enabled|path|decorators))?$/.test(rule.path),
-);
+/** The paths it takes: `name`, each group and each of its keys. */
+const STATIC_PATHS: ReadonlySet<string> = new Set([
+  'name',
+  ...Object.entries(STATIC_KEYS).flatMap(([group, keys]) => [group, ...keys.map((key) => `${group}.${key}`)]),
+]);
+/** The module's own rules for those paths (each entry of `decorators` is checked as it is applied). */
+const STATIC_RULES = VERIFICATION_OPTION_RULES.filter((rule) => STATIC_PATHS.has(rule.path));
 
 /** forRootAsync's static `routes`, `webhooks` and `name`, checked at import: unknown keys, then each rule. */
 export function checkStaticRoutes(declaration: {
