@@ -35,5 +35,8 @@ describe('errorText', () => {
     });
     expect(errorText(badMessage)).toBe('Error (its name or message could not be read)');
     expect(errorText(badName)).toBe('Error (its name or message could not be read)');
+    const revoked = Proxy.revocable(new Error('x'), {});
+    revoked.revoke();
+    expect(errorText(revoked.proxy)).toBe('Error (its name or message could not be read)');
   });
 });

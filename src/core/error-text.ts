@@ -7,12 +7,12 @@ const MAX_ERROR_TEXT = 300;
  * message; anything else still passes the logger's redaction (secrets, Basic headers, phone numbers).
  */
 export function errorText(error: unknown): string {
-  if (!(error instanceof Error)) return typeof error;
   let text: string;
   try {
+    if (!(error instanceof Error)) return typeof error;
     text = error.message ? `${String(error.name)}: ${String(error.message)}` : String(error.name);
   } catch {
-    // A host's error whose `name` or `message` getter throws: the line is still written, and says so.
+    // A host's error whose `name` or `message` getter throws (or a revoked Proxy): the line is still written.
     return 'Error (its name or message could not be read)';
   }
   return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text;

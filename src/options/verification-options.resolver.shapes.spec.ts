@@ -146,7 +146,7 @@ describe('declaredRoutes: what the module reads at import', () => {
 
   it('forRootAsync: the static declaration is checked as it is declared (checkStaticRoutes)', () => {
     expect(() => declaredAsyncRoutes(undefined, { enabled: true, decorator: [] } as never)).toThrow(
-      'option "webhooks.decorator" is not taken beside the factory',
+      'option "webhooks.decorator" is not an option (did you mean "webhooks.decorators"?)',
     );
   });
 

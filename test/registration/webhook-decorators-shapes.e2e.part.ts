@@ -17,6 +17,7 @@ import { APP_GUARD, Reflector } from '@nestjs/core';
 import { VerificationOptionsError } from '../../src/core/option-rules.js';
 import { VerificationModule } from '../../src/module/verification.module.js';
 import type { VerificationModuleOptions } from '../../src/options/verification.options.js';
+import type { RoutesOptions } from '../../src/options/routes.options.js';
 import { moduleOptions, payloadFor, postWebhook, signed } from '../webhooks/harness.js';
 import { createTestApp, PLATFORMS, type Platform, type TestApp } from '../support/verification-app.js';
 import { sandboxSuite } from '../support/sandbox-suite.js';
@@ -199,20 +200,9 @@ describe('webhooks.decorators that is not a class decorator', () => {
       'a misspelt key',
       { webhooks: { enabled: true, decorator: [Open()] } },
       'webhooks.decorator',
-      /is not taken beside the factory/,
+      /is not an option \(did you mean "webhooks\.decorators"\?\)/,
     ],
-    [
-      'a factory-only key',
-      { webhooks: { enabled: true, secret: 'whsec_x' } },
-      'webhooks.secret',
-      /is not taken beside the factory/,
-    ],
-    [
-      'a routes key',
-      { routes: { prefix: 'v', guard: true } },
-      'routes.guard',
-      /is not taken beside the factory/,
-    ],
+    ['a key that is no option', { routes: { prefix: 'v', guard: true } }, 'routes.guard', /is not an option/],
     [
       'decorators as a Set',
       { webhooks: { enabled: true, decorators: new Set([Open()]) } },
@@ -229,6 +219,16 @@ describe('webhooks.decorators that is not a class decorator', () => {
     expect(declare).toThrow(VerificationOptionsError);
     expect(declare).toThrow(`option "${field}" `);
     expect(declare).toThrow(why);
+  });
+
+  it("forRootAsync, one routes object shared with the factory: imports, its other options left to the factory's", () => {
+    const routes: RoutesOptions = { prefix: 'shop/verification', allowedOrigins: ['https://shop.example'] };
+    const declare = () =>
+      VerificationModule.forRootAsync({
+        routes,
+        useFactory: () => ({ api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', apiSecret: 's' }, routes }),
+      });
+    expect(declare).not.toThrow();
   });
 
   it('keeps the error a decorator threw as the cause', () => {
