@@ -4,6 +4,7 @@ import type { SessionRecord } from '../core/session-record.js';
 import { methodStatsSuite, rub } from '../../test/support/method-stats.fixture.js';
 import { dumpMemoryStore } from '../../test/support/store-dump.js';
 import { CELL_SHARE_PER_NETWORK, FIGURES_SHARE_PER_DAY } from './figure-evidence.js';
+import { HEALTH_WINDOW_MS } from './method-health.js';
 import { figureCells } from './method-figures.js';
 
 /*
@@ -204,6 +205,32 @@ describe('MethodStats: admission over a day, a week and past a session’s end',
       [4, 3, 1],
     ]);
     expect(await moment()).toMatchObject({ started: 1, ended: 1 });
+  });
+
+  it('a network counts one session a health window in the health cells, in every window, however many it spent of its week’s choice shares', async () => {
+    const network = { network: '203.0.113.0/24' };
+    const [operator, , , opHealth, countryHealth] = figureCells(session(rfc).phoneNumber, 'mobile');
+    const started = async () =>
+      (await fx.stats.cellSums('reverse_flash_call', [operator!, opHealth!, countryHealth!], 7)).map(
+        (cell) => cell.started,
+      );
+    const tally = (i: number) =>
+      fx.stats.tally(session(rfc), `client:${i}`, 'mobile', { ...network, address: `203.0.113.${i}` });
+    // Five minutes apart for 15 minutes: the first counts in the health cells, the rest within its window do not.
+    const first = fx.now;
+    for (let i = 0; i < 4; i++) {
+      await tally(i);
+      fx.now += 5 * MINUTE;
+    }
+    expect(await started()).toStrictEqual([CELL_SHARE_PER_NETWORK, 1, 1]);
+    // A second before the window since the first ends: none more; a second after it, one more (its week's
+    // choice share long spent).
+    fx.now = first + HEALTH_WINDOW_MS - 1_000;
+    await tally(5);
+    expect(await started()).toStrictEqual([CELL_SHARE_PER_NETWORK, 1, 1]);
+    fx.now = first + HEALTH_WINDOW_MS + 1_000;
+    await tally(6);
+    expect(await started()).toStrictEqual([CELL_SHARE_PER_NETWORK, 2, 2]);
   });
 
   it('the evidence leaves the store: a day’s claims and shares a minute after the day, a session’s a day after its end, a network’s cell counts a minute after the next week', async () => {

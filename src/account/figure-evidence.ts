@@ -15,9 +15,13 @@ import {
   journeyVerifiedKey,
   recordKey,
 } from './figure-evidence.keys.js';
+import { HEALTH_WINDOW_MS } from './method-health.js';
 import {
+  callingCodeOf,
   choiceCells,
   figureCells,
+  healthCells,
+  momentGroup,
   STATS_RETENTION_DAYS,
   statsNumberKey,
   storedMethod,
@@ -44,7 +48,7 @@ export const FIGURES_SHARE_PER_DAY: Readonly<Record<keyof FigureGivers, number>>
 };
 
 /**
- * Sessions of one method a network adds to one figure cell (figureCells) in its epoch week and the one
+ * Sessions of one method a network adds to one choice cell (choiceCells) in its epoch week and the one
  * before, together (so in any 7 days, and in 7 to 14 days when none is ever left to count against a later
  * week: only each week's count is kept, not its sessions' times): past them its sessions count in the country's
  * figures but in no cell, so a farm of a few networks proving its own numbers, day after day, fills no
@@ -257,9 +261,14 @@ export class FigureEvidence {
   }
 
   /**
-   * The session's figure cells it is left out of: those its network's share (CELL_SHARE_PER_NETWORK, of this
-   * epoch week and the previous one: a week's turn gives no fresh share) is spent in, and the choice's (choiceCells) when it started while its method
-   * was degraded or demoted on its prefix (`unhealthy`): an outage's failures teach health, not them.
+   * The figure cells the session is left out of: the choice's (choiceCells) its network's week share is spent
+   * in (CELL_SHARE_PER_NETWORK, this epoch week's and the previous one's: a week's turn gives none afresh), or
+   * all of them when it started while its method was degraded or demoted on its prefix (`unhealthy`: an
+   * outage's failures teach health, not them); the health cells its network counted in within HEALTH_WINDOW_MS
+   * (one session a window, in every window: a window of HEALTH_MIN_SESSIONS outcomes takes as many networks,
+   * and a week's share left the health blind to users of networks that had counted that week); and its moment
+   * group (momentGroup) with its calling code × device cell, or once the week's share of `7~*` (a thin
+   * device's moment pools every device's) is spent: a farm teaches the moment as much as a few users.
    */
   async #outOfCells(
     record: SessionRecord,
@@ -268,28 +277,39 @@ export class FigureEvidence {
     unhealthy: boolean,
   ): Promise<string[]> {
     const choice = unhealthy ? choiceCells(record.phoneNumber, device) : [];
-    if (network === undefined) return choice;
+    const moment = momentGroup(callingCodeOf(record.phoneNumber), device);
+    if (network === undefined) return choice.length > 0 ? [...choice, moment] : [];
     const of = this.keys.digest(network);
+    const method = storedMethod(record.method);
+    const [, byDevice, , , country] = figureCells(record.phoneNumber, device);
+    // The moment's share of every device (`7~*`) is a week's, kept apart from the health cell's window.
+    const weekly = [...choiceCells(record.phoneNumber, device), country!];
+    const health = healthCells(record.phoneNumber);
     const week = Math.floor(record.createdAt / WEEK_MS);
     // Kept through the next week, which reads it as its previous one.
     const untilNextWeekEnds = Math.max((week + 2) * WEEK_MS - this.store.now(), 0) + 60_000;
-    const key = (w: number, cell: string) =>
-      `stats-cell-net:{w${w}:${storedMethod(record.method)}:${cell}:${of}}`;
-    const cells = figureCells(record.phoneNumber, device);
-    const counts = await Promise.all(
-      cells.map((cell) =>
-        Promise.all([
-          this.store.increment(key(week, cell), 1, untilNextWeekEnds),
-          this.store.get(key(week - 1, cell)),
-        ]),
+    const weekKey = (w: number, cell: string) => `stats-cell-net:{w${w}:${method}:${cell}:${of}}`;
+    const healthKey = (cell: string) => `stats-cell-net:{h:${method}:${cell}:${of}}`;
+    const [spentWeek, countedWindow] = await Promise.all([
+      Promise.all(
+        weekly.map(async (cell) => {
+          const [now, previous] = await Promise.all([
+            this.store.increment(weekKey(week, cell), 1, untilNextWeekEnds),
+            this.store.get(weekKey(week - 1, cell)),
+          ]);
+          // The previous week in full: its sessions' times are not kept, and any of them may be within 7 days (an
+          // estimate spreading them over their week let a network's share spent in its last hour count 0 days later).
+          return now.value + Number(previous ?? 0) > CELL_SHARE_PER_NETWORK;
+        }),
       ),
-    );
-    // The previous week in full: its sessions' times are not kept, and any of them may be within 7 days (an
-    // estimate spreading them over their week let a network's share spent in its last hour count 0 days later).
-    return cells.filter((cell, i) => {
-      const [now, previous] = counts[i]!;
-      return now.value + Number(previous ?? 0) > CELL_SHARE_PER_NETWORK || choice.includes(cell);
-    });
+      // A window's claim: a network's next session counts once the window since its last counted one is over.
+      Promise.all(health.map((cell) => this.store.setIfAbsent(healthKey(cell), '1', HEALTH_WINDOW_MS))),
+    ]);
+    const out = [
+      ...weekly.slice(0, -1).filter((cell, i) => spentWeek[i] || choice.includes(cell)),
+      ...health.filter((_, i) => !countedWindow[i]),
+    ];
+    return spentWeek.at(-1)! || out.includes(byDevice!) ? [...out, moment] : out;
   }
 
   /** How long a session's claims are kept: past its end, by a day. */

@@ -221,9 +221,8 @@ export function healthCells(phoneNumber: string): [operator: string, country: st
 
 /**
  * Leaves out of `counts` the figure cells its network's share left the session out of (FigureEvidence),
- * and with its calling code × device cell or its calling code's (`7~*`: a thin device's moment pools every
- * device's) the moment's figures (momentGroup): a farm teaches the moment as much as a few users, whatever
- * device hints it names.
+ * and the moment's figures when its moment group is among them: a farm teaches the moment as much as a
+ * few users, whatever device hints it names.
  */
 export function leaveOutOfShares(
   counts: Counts,
@@ -233,8 +232,7 @@ export function leaveOutOfShares(
 ): void {
   if (outOfCells.length === 0) return;
   counts.cells = counts.cells.filter((cell) => !outOfCells.includes(cell));
-  const [, country, , , everyDevice] = figureCells(phoneNumber, device ?? undefined);
-  if (!outOfCells.includes(country!) && !outOfCells.includes(everyDevice!)) return;
+  if (!outOfCells.includes(momentGroup(callingCodeOf(phoneNumber), device ?? undefined))) return;
   delete counts.momentGroup;
   delete counts.momentAdds;
 }

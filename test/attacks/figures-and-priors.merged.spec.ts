@@ -32,6 +32,7 @@ import './health-kept-record-unreadable.e2e.part.js';
 import './health-operator-outage-country-recovers.e2e.part.js';
 import './health-operator-outage-flaps.e2e.part.js';
 import './health-outage-keeps-method-out.e2e.part.js';
+import './health-outage-repeat-networks.e2e.part.js';
 import './health-quiet-night-stale-window.e2e.part.js';
 import './health-slow-listener-holds-start.e2e.part.js';
 import './health-two-instances-announced-twice.e2e.part.js';

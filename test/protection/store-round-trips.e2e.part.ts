@@ -156,9 +156,12 @@ const METHOD_FIGURES_OF_A_START = [
   'increment(stats-giver)',
   'increment(stats-giver)',
   'get(stats-record)',
-  // In the same round, the network's share of each of the five figure cells the session counts in (issue 47),
-  // this week's counted and the previous week's read (the last 7 days').
-  ...Array.from({ length: 5 }, () => ['increment(stats-cell-net)', 'get(stats-cell-net)']).flat(),
+  // In the same round, the network's week share of the three choice cells and of the moment's `7~*` (issue 47),
+  // this week's counted and the previous week's read (the last 7 days'), and its window's claim of the two
+  // health cells.
+  ...Array.from({ length: 4 }, () => ['increment(stats-cell-net)', 'get(stats-cell-net)']).flat(),
+  'setIfAbsent(stats-cell-net)',
+  'setIfAbsent(stats-cell-net)',
   // The admission, written once: it is the start's count claim too.
   'setIfAbsent(stats-admitted)',
   'setIfAbsent(stats-caller)',
