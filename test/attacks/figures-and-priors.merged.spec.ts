@@ -38,6 +38,7 @@ import './health-slow-listener-holds-start.e2e.part.js';
 import './health-two-instances-announced-twice.e2e.part.js';
 import './health-week-share-late-sessions.e2e.part.js';
 import './health-week-turn-farm.e2e.part.js';
+import './health-window-share-bunched.e2e.part.js';
 import './prior-burst-recent.e2e.part.js';
 import './prior-one-address-keys.e2e.part.js';
 import './prior-one-network.e2e.part.js';
