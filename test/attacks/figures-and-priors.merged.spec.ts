@@ -39,6 +39,7 @@ import './health-two-instances-announced-twice.e2e.part.js';
 import './health-week-share-late-sessions.e2e.part.js';
 import './health-week-turn-farm.e2e.part.js';
 import './health-window-share-bunched.e2e.part.js';
+import './health-window-share-sustained-farm.e2e.part.js';
 import './prior-burst-recent.e2e.part.js';
 import './prior-one-address-keys.e2e.part.js';
 import './prior-one-network.e2e.part.js';
