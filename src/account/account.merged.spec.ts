@@ -5,6 +5,7 @@
 import './balance-watch.spec.js';
 import './figure-counters.spec.js';
 import './figure-evidence.pages.spec.js';
+import './figure-evidence.rolling-deploy.attack.spec.js';
 import './figure-evidence.shares.spec.js';
 import './figure-evidence.spec.js';
 import './figure-rules.spec.js';

@@ -3,8 +3,7 @@ import type { JourneyStep } from '../core/journey.js';
 import type { SessionRecord } from '../core/session-record.js';
 import { methodStatsSuite, rub } from '../../test/support/method-stats.fixture.js';
 import { dumpMemoryStore } from '../../test/support/store-dump.js';
-import { CELL_SHARE_PER_NETWORK, FIGURES_SHARE_PER_DAY } from './figure-evidence.js';
-import { HEALTH_WINDOW_MS } from './method-health.js';
+import { CELL_SHARE_PER_NETWORK, FIGURES_SHARE_PER_DAY, HEALTH_CLAIM_MS } from './figure-evidence.js';
 import { figureCells } from './method-figures.js';
 
 /*
@@ -207,7 +206,7 @@ describe('MethodStats: admission over a day, a week and past a session’s end',
     expect(await moment()).toMatchObject({ started: 1, ended: 1 });
   });
 
-  it('a network counts one session a health window in the health cells, in every window, however many it spent of its week’s choice shares', async () => {
+  it('a network counts one session an hour in the health cells, every hour, however many it spent of its week’s choice shares', async () => {
     const network = { network: '203.0.113.0/24' };
     const [operator, , , opHealth, countryHealth] = figureCells(session(rfc).phoneNumber, 'mobile');
     const started = async () =>
@@ -216,19 +215,19 @@ describe('MethodStats: admission over a day, a week and past a session’s end',
       );
     const tally = (i: number) =>
       fx.stats.tally(session(rfc), `client:${i}`, 'mobile', { ...network, address: `203.0.113.${i}` });
-    // Five minutes apart for 15 minutes: the first counts in the health cells, the rest within its window do not.
+    // Five minutes apart for 15 minutes: the first counts in the health cells, the rest within its claim do not.
     const first = fx.now;
     for (let i = 0; i < 4; i++) {
       await tally(i);
       fx.now += 5 * MINUTE;
     }
     expect(await started()).toStrictEqual([CELL_SHARE_PER_NETWORK, 1, 1]);
-    // A second before the window since the first ends: none more; a second after it, one more (its week's
+    // A second before the first's claim ends: none more; a second after it, one more (its week's
     // choice share long spent).
-    fx.now = first + HEALTH_WINDOW_MS - 1_000;
+    fx.now = first + HEALTH_CLAIM_MS - 1_000;
     await tally(5);
     expect(await started()).toStrictEqual([CELL_SHARE_PER_NETWORK, 1, 1]);
-    fx.now = first + HEALTH_WINDOW_MS + 1_000;
+    fx.now = first + HEALTH_CLAIM_MS + 1_000;
     await tally(6);
     expect(await started()).toStrictEqual([CELL_SHARE_PER_NETWORK, 2, 2]);
   });

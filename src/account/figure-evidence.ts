@@ -21,6 +21,7 @@ import {
   choiceCells,
   figureCells,
   healthCells,
+  healthOut,
   momentGroup,
   STATS_RETENTION_DAYS,
   statsNumberKey,
@@ -57,6 +58,12 @@ export const FIGURES_SHARE_PER_DAY: Readonly<Record<keyof FigureGivers, number>>
  */
 export const CELL_SHARE_PER_NETWORK = 2;
 const WEEK_MS = 7 * DAY_MS;
+/**
+ * How long a network's session counted in the health cells keeps its next ones out: a judged window runs from a
+ * read HEALTH_WINDOW_MS to twice that old, and a session ends up to its life (10 minutes at most) after its start
+ * (the claim's): a network lands one outcome in a window, so HEALTH_MIN_SESSIONS outcomes take as many networks.
+ */
+export const HEALTH_CLAIM_MS = 3 * HEALTH_WINDOW_MS;
 
 /** A pending session whose status was read this long after its start had a page following it. */
 export const FOLLOWED_AFTER_MS = 5_000;
@@ -264,11 +271,10 @@ export class FigureEvidence {
    * The figure cells the session is left out of: the choice's (choiceCells) its network's week share is spent
    * in (CELL_SHARE_PER_NETWORK, this epoch week's and the previous one's: a week's turn gives none afresh), or
    * all of them when it started while its method was degraded or demoted on its prefix (`unhealthy`: an
-   * outage's failures teach health, not them); the health cells its network counted in within HEALTH_WINDOW_MS
-   * (one session a window, in every window: a window of HEALTH_MIN_SESSIONS outcomes takes as many networks,
-   * and a week's share left the health blind to users of networks that had counted that week); and its moment
-   * group (momentGroup) with its calling code × device cell, or once the week's share of `7~*` (a thin
-   * device's moment pools every device's) is spent: a farm teaches the moment as much as a few users.
+   * outage's failures teach health, not them); the health cells its network counted in within HEALTH_CLAIM_MS,
+   * named healthOut (one session an hour, every hour: a week's share left the health blind to users of networks
+   * that had counted that week); and its moment group (momentGroup) with its calling code × device cell, or once
+   * the week's share of `7~*` (a thin device's moment pools every device's) is spent.
    */
   async #outOfCells(
     record: SessionRecord,
@@ -282,15 +288,14 @@ export class FigureEvidence {
     const of = this.keys.digest(network);
     const method = storedMethod(record.method);
     const [, byDevice, , , country] = figureCells(record.phoneNumber, device);
-    // The moment's share of every device (`7~*`) is a week's, kept apart from the health cell's window.
-    const weekly = [...choiceCells(record.phoneNumber, device), country!];
+    const weekly = [...choiceCells(record.phoneNumber, device), country!]; // `7~*`: the moment's, not health's
     const health = healthCells(record.phoneNumber);
     const week = Math.floor(record.createdAt / WEEK_MS);
     // Kept through the next week, which reads it as its previous one.
     const untilNextWeekEnds = Math.max((week + 2) * WEEK_MS - this.store.now(), 0) + 60_000;
     const weekKey = (w: number, cell: string) => `stats-cell-net:{w${w}:${method}:${cell}:${of}}`;
     const healthKey = (cell: string) => `stats-cell-net:{h:${method}:${cell}:${of}}`;
-    const [spentWeek, countedWindow] = await Promise.all([
+    const [spentWeek, countedHealth] = await Promise.all([
       Promise.all(
         weekly.map(async (cell) => {
           const [now, previous] = await Promise.all([
@@ -302,12 +307,12 @@ export class FigureEvidence {
           return now.value + Number(previous ?? 0) > CELL_SHARE_PER_NETWORK;
         }),
       ),
-      // A window's claim: a network's next session counts once the window since its last counted one is over.
-      Promise.all(health.map((cell) => this.store.setIfAbsent(healthKey(cell), '1', HEALTH_WINDOW_MS))),
+      // A network's next session counts in the health cells once the claim of its last counted one is over.
+      Promise.all(health.map((cell) => this.store.setIfAbsent(healthKey(cell), '1', HEALTH_CLAIM_MS))),
     ]);
     const out = [
       ...weekly.slice(0, -1).filter((cell, i) => spentWeek[i] || choice.includes(cell)),
-      ...health.filter((_, i) => !countedWindow[i]),
+      ...health.filter((_, i) => !countedHealth[i]).map(healthOut),
     ];
     return spentWeek.at(-1)! || out.includes(byDevice!) ? [...out, moment] : out;
   }

@@ -210,19 +210,18 @@ export function choiceCells(phoneNumber: string, device: DeviceHint | undefined)
   return figureCells(phoneNumber, device).slice(0, CELL_LEVELS.length);
 }
 
-/**
- * A method's health cells for a number: its operator prefix's and its calling code's, over every device
- * (`7~985`, `7~*`; `*`: never a destination code, which may be empty).
- */
+/** A method's health cells: its operator prefix's and calling code's, over every device (`7~985`, `7~*`). */
 export function healthCells(phoneNumber: string): [operator: string, country: string] {
   const country = callingCodeOf(phoneNumber);
   return [`${country}~${nationalDestinationCode(phoneNumber)}`, `${country}~*`];
 }
 
+/** How an admission names a health cell its network's share left the session out of (FigureEvidence). */
+export const healthOut = (cell: string): string => `h:${cell}`;
+
 /**
- * Leaves out of `counts` the figure cells its network's share left the session out of (FigureEvidence),
- * and the moment's figures when its moment group is among them: a farm teaches the moment as much as a
- * few users, whatever device hints it names.
+ * Leaves out of `counts` the cells its network's share left the session out of (FigureEvidence), and the moment
+ * when its moment group is named (an older release's decision: its calling code × device cell or `7~*`).
  */
 export function leaveOutOfShares(
   counts: Counts,
@@ -231,8 +230,10 @@ export function leaveOutOfShares(
   outOfCells: readonly string[],
 ): void {
   if (outOfCells.length === 0) return;
-  counts.cells = counts.cells.filter((cell) => !outOfCells.includes(cell));
-  if (!outOfCells.includes(momentGroup(callingCodeOf(phoneNumber), device ?? undefined))) return;
+  counts.cells = counts.cells.filter((c) => !outOfCells.includes(c) && !outOfCells.includes(healthOut(c)));
+  const [, byDevice, , , country] = figureCells(phoneNumber, device ?? undefined);
+  const marks = [momentGroup(callingCodeOf(phoneNumber), device ?? undefined), byDevice!, country!];
+  if (!marks.some((mark) => outOfCells.includes(mark))) return;
   delete counts.momentGroup;
   delete counts.momentAdds;
 }

@@ -1,14 +1,14 @@
 /**
  * Bad luck (issue 47: "demote within the hour"): a host's users come from few networks (a mobile
- * operator's carrier-grade NAT: 25 /24s here), the same networks every day. A network's share of a health
+ * operator's carrier-grade NAT: 75 /24s here), the same networks every day. A network's share of a health
  * cell was CELL_SHARE_PER_NETWORK (2) sessions a week, as for the choice's cells: once each network had
  * counted 2 that week, the health cells got no session of theirs, so an outage of the reverse call on
  * +7 915 left it healthy and first for every user, however long it went on (the orchestration bench's
  * outage row: flash calls never demoted, their users sent to them first).
  *
- * Expected: a network counts one session per health window (HEALTH_WINDOW_MS) in the health cells, again
- * in every window: 25 networks' users fill the windows, and the reverse call is demoted within the hour of
- * the outage's start (a mobile user of another network then gets another method first).
+ * Expected: a network counts one session an hour (HEALTH_CLAIM_MS) in the health cells, every hour: 75
+ * networks' users fill the windows, and the reverse call is demoted within the hour of the outage's start (a
+ * mobile user of another network then gets another method first).
  */
 import { describe, expect, it } from '@jest/globals';
 import { HEALTH_WINDOW_MS } from '../../src/account/method-health.js';
@@ -16,13 +16,13 @@ import { call, PLATFORMS } from '../support/verification-app.js';
 import { freshPhone, journeyFixture, sessionIds, start, switchMethod } from '../journeys/journey-host.js';
 import { from, healthHost, HOUR, probeUser, reverseCallHealth } from '../journeys/figure-learning.js';
 
-const NETWORKS = 25;
+const NETWORKS = 75;
 const MINUTE = 60_000;
 
 describe.each(PLATFORMS)('method health: an outage of users from few networks (%s)', (platform) => {
   const fx = journeyFixture();
 
-  it('users of 25 /24s that counted all week have the reverse call demoted within the hour of its outage', async () => {
+  it('users of 75 /24s that counted all week have the reverse call demoted within the hour of its outage', async () => {
     const { host } = await healthHost(fx, platform);
     let serial = 0;
     /** A +7 915 mobile user of `auto` from one of the NETWORKS /24s: the reverse call completes unless `outage`. */
@@ -50,9 +50,9 @@ describe.each(PLATFORMS)('method health: an outage of users from few networks (%
       await fx.sb.webhooksIdle();
     };
     const untilMinute = () => fx.sb.advance(MINUTE - (fx.sb.now() % MINUTE));
-    // An hour of normal use, a user a minute: every network counts more than its week's share of a cell.
-    for (let i = 0; i < 3 * NETWORKS; i++) {
-      await user(false);
+    // 75 minutes of normal use, two users a minute: every network counts its week's share of a cell.
+    for (let i = 0; i < NETWORKS; i++) {
+      for (let j = 0; j < 2; j++) await user(false);
       await untilMinute();
     }
     expect(reverseCallHealth(host)).toEqual(['healthy']);
