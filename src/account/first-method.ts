@@ -134,10 +134,12 @@ export function standInFor(candidates: readonly MethodOutlook[]): MethodOutlook 
  * (`standInFor`), within REFERENCE_MEDIAN_PRIOR_MS (or the stand-in's median, when later): a first method
  * few of its users complete, the switch costing SWITCH_LEAVE_SHARE, or one they complete late, goes first
  * no more. An assumed budget only restrains: its users within count up to half of its verified, never
- * carrying another device's median. A device without figures is left out (the policy's order).
+ * carrying another device's median. A device without figures is left out (the policy's order). With
+ * `maxSteps` 1 (`orchestration.maxSteps`: a journey never falls back), every candidate is judged alone.
  */
 export function chooseFirstMethods(
   devices: readonly DeviceOutlook[],
+  maxSteps = Number.POSITIVE_INFINITY,
 ): Map<DeviceHint | undefined, VerificationMethod> {
   const known = devices.flatMap((d) => {
     if (d.weight <= 0) return [];
@@ -151,7 +153,8 @@ export function chooseFirstMethods(
       };
       const options = d.candidates.map((c) => ({
         method: c.method,
-        ...outcome(c, c.method === against.method ? against : nextStep(d, c, against)),
+        // A journey of one step never falls back: each candidate is judged alone.
+        ...outcome(c, c.method === against.method || maxSteps <= 1 ? c : nextStep(d, c, against)),
       }));
       return { device: d.device, weight: d.weight, options, floor: outcome(against) };
     };

@@ -17,6 +17,7 @@ import { DEVICE_HINTS, type DeviceHint } from '../core/journey.js';
 import { nationalDestinationCode } from '../core/operator-prefix.js';
 import type { VerificationLogger } from '../observability/verification-logger.js';
 import type { FallbackTiming } from './fallback-timing.js';
+import type { ResolvedOrchestration } from '../options/verification.options.js';
 
 /** Days of figures the first method is chosen from. */
 export const FIRST_METHOD_DAYS = 7;
@@ -60,7 +61,7 @@ export class FirstMethodChooser {
     private readonly health: MethodHealthWatch,
     private readonly fallback: FallbackTiming,
     private readonly logger: VerificationLogger,
-    private readonly exclude: Readonly<Record<DeviceHint, readonly KnownVerificationMethod[]>>,
+    private readonly settings: Pick<ResolvedOrchestration, 'exclude' | 'maxSteps'>,
   ) {}
 
   /** `order` (the policy's) with the chosen method first and the demoted ones last, for this number and device. */
@@ -78,7 +79,7 @@ export class FirstMethodChooser {
     const first = choice.first.get(device);
     const rest =
       first === undefined
-        ? unchosenOrder(healthy, device, device === undefined ? [] : this.exclude[device])
+        ? unchosenOrder(healthy, device, device === undefined ? [] : this.settings.exclude[device])
         : [first, ...healthy.filter((method) => method !== first)];
     return [...rest, ...demoted];
   }
@@ -116,7 +117,10 @@ export class FirstMethodChooser {
       const devices = await Promise.all(
         DEVICES.map((device) => this.#device(candidates, prices, phoneNumber, device)),
       );
-      return { until: now + choiceLifeMs(devices), first: chooseFirstMethods(devices) as Choice['first'] };
+      return {
+        until: now + choiceLifeMs(devices),
+        first: chooseFirstMethods(devices, this.settings.maxSteps) as Choice['first'],
+      };
     } catch (error) {
       this.logger.warn('orchestration: operator figures could not be read; the first method stands', {
         error: errorText(error),
@@ -131,7 +135,7 @@ export class FirstMethodChooser {
     phoneNumber: string,
     device: DeviceHint | undefined,
   ): Promise<DeviceOutlook> {
-    const excluded: readonly string[] = device === undefined ? [] : this.exclude[device];
+    const excluded: readonly string[] = device === undefined ? [] : this.settings.exclude[device];
     const allowed = candidates.filter((m) => !excluded.includes(m) && prices.minorByMethod.has(m));
     const read = await Promise.all(
       allowed.map(async (method) => {

@@ -60,7 +60,10 @@ interface Rig {
   order(phone?: string, device?: DeviceHint, prices?: PriceList | null): Promise<string[]>;
 }
 
-function rig(exclude: Record<DeviceHint, KnownVerificationMethod[]> = { mobile: [], desktop: [] }): Rig {
+function rig(
+  exclude: Record<DeviceHint, KnownVerificationMethod[]> = { mobile: [], desktop: [] },
+  maxSteps?: number,
+): Rig {
   const host = new CapturingLogger();
   const r = {
     now: NOON,
@@ -77,6 +80,7 @@ function rig(exclude: Record<DeviceHint, KnownVerificationMethod[]> = { mobile: 
     api: { baseUrl: 'http://127.0.0.1:9', apiKey: 'key', apiSecret: 'secret-secret-secret' },
     clock,
     logger: host,
+    orchestration: { exclude, ...(maxSteps === undefined ? {} : { maxSteps }) },
   });
   const stats = {
     cellSums: (method: string, cells: readonly string[]) => {
@@ -97,7 +101,7 @@ function rig(exclude: Record<DeviceHint, KnownVerificationMethod[]> = { mobile: 
   } as unknown as MethodHealthWatch;
   const fallback = { momentMs: () => Promise.resolve(r.momentMs) } as unknown as FallbackTiming;
   const logger = new VerificationLogger(options);
-  r.chooser = new FirstMethodChooser(clock, stats, health, fallback, logger, exclude);
+  r.chooser = new FirstMethodChooser(clock, stats, health, fallback, logger, options.orchestration);
   r.order = (phone = MSK, device = 'mobile', prices: PriceList | null = PRICES) =>
     r.chooser.reorder(ORDER, prices ?? undefined, phone, device);
   return r;
@@ -117,6 +121,17 @@ describe('FirstMethodChooser: the first method of an auto start', () => {
     half.figures = { sms: cell(300, 240, 3), reverse_flash_call: cell(29, 29, 1) };
     expect(await half.order()).toStrictEqual(ORDER);
     expect(half.lines).toStrictEqual([]);
+  });
+
+  it('judges each method alone where a journey has one step (`maxSteps: 1`): a cheap one that verifies fewer than SMS goes first only when SMS follows it', async () => {
+    // The reverse call alone verifies 2 in 3, SMS 4 in 5; the reverse call then SMS (which verified 90 of the
+    // reverse call's 100 unverified) verify more than SMS alone.
+    const figures = { sms: cell(300, 240, 3), reverse_flash_call: { ...cell(300, 200, 1), rescued: 90 } };
+    const [two, one] = [rig(undefined, 2), rig(undefined, 1)];
+    two.figures = one.figures = figures;
+    expect(await two.order(MSK, 'mobile')).toStrictEqual(['reverse_flash_call', 'sms']);
+    expect(await one.order(MSK, 'mobile')).toStrictEqual(['sms', 'reverse_flash_call']);
+    expect(await one.order(MSK, 'desktop')).toStrictEqual(['sms', 'reverse_flash_call']);
   });
 
   it('leaves out a method the device hint excludes, and one the price list lacks', async () => {

@@ -69,7 +69,7 @@ export class OrchestrationPolicy {
       health,
       this.fallback,
       telemetry.logger,
-      this.settings.exclude,
+      this.settings,
     );
   }
 
