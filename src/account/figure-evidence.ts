@@ -18,10 +18,10 @@ import {
 import { HEALTH_WINDOW_MS } from './method-health.js';
 import {
   callingCodeOf,
+  CELL_LEVELS,
   choiceCells,
   figureCells,
-  healthCells,
-  healthOut,
+  HEALTH_OUT,
   momentGroup,
   STATS_RETENTION_DAYS,
   statsNumberKey,
@@ -272,9 +272,8 @@ export class FigureEvidence {
    * in (CELL_SHARE_PER_NETWORK, this epoch week's and the previous one's: a week's turn gives none afresh), or
    * all of them when it started while its method was degraded or demoted on its prefix (`unhealthy`: an
    * outage's failures teach health, not them); the health cells its network counted in within HEALTH_CLAIM_MS,
-   * named healthOut (one session an hour, every hour: a week's share left the health blind to users of networks
-   * that had counted that week); and its moment group (momentGroup) with its calling code × device cell, or once
-   * the week's share of `7~*` (a thin device's moment pools every device's) is spent.
+   * named HEALTH_OUT (one session an hour, every hour: a week's share left the health blind to users of networks
+   * that had counted that week); and its moment group with its calling code × device cell, or `7~*`'s week share.
    */
   async #outOfCells(
     record: SessionRecord,
@@ -286,35 +285,36 @@ export class FigureEvidence {
     const moment = momentGroup(callingCodeOf(record.phoneNumber), device);
     if (network === undefined) return choice.length > 0 ? [...choice, moment] : [];
     const of = this.keys.digest(network);
-    const method = storedMethod(record.method);
-    const [, byDevice, , , country] = figureCells(record.phoneNumber, device);
-    const weekly = [...choiceCells(record.phoneNumber, device), country!]; // `7~*`: the moment's, not health's
-    const health = healthCells(record.phoneNumber);
+    const cells = figureCells(record.phoneNumber, device); // the choice cells, then the health cells
+    const health = cells.slice(CELL_LEVELS.length);
+    // A week's share of the choice cells and of `7~*` (the moment's, every device's); a claim of the health cells.
+    const weekly = [...cells.slice(0, CELL_LEVELS.length), health[1]!];
     const week = Math.floor(record.createdAt / WEEK_MS);
-    // Kept through the next week, which reads it as its previous one.
     const untilNextWeekEnds = Math.max((week + 2) * WEEK_MS - this.store.now(), 0) + 60_000;
-    const weekKey = (w: number, cell: string) => `stats-cell-net:{w${w}:${method}:${cell}:${of}}`;
-    const healthKey = (cell: string) => `stats-cell-net:{h:${method}:${cell}:${of}}`;
-    const [spentWeek, countedHealth] = await Promise.all([
+    const key = (epoch: string, cell: string) =>
+      `stats-cell-net:{${epoch}:${storedMethod(record.method)}:${cell}:${of}}`;
+    const [weeks, claims] = await Promise.all([
       Promise.all(
-        weekly.map(async (cell) => {
-          const [now, previous] = await Promise.all([
-            this.store.increment(weekKey(week, cell), 1, untilNextWeekEnds),
-            this.store.get(weekKey(week - 1, cell)),
-          ]);
-          // The previous week in full: its sessions' times are not kept, and any of them may be within 7 days (an
-          // estimate spreading them over their week let a network's share spent in its last hour count 0 days later).
-          return now.value + Number(previous ?? 0) > CELL_SHARE_PER_NETWORK;
-        }),
+        weekly.map((cell) =>
+          Promise.all([
+            this.store.increment(key(`w${week}`, cell), 1, untilNextWeekEnds),
+            this.store.get(key(`w${week - 1}`, cell)),
+          ]),
+        ),
       ),
       // A network's next session counts in the health cells once the claim of its last counted one is over.
-      Promise.all(health.map((cell) => this.store.setIfAbsent(healthKey(cell), '1', HEALTH_CLAIM_MS))),
+      Promise.all(health.map((cell) => this.store.setIfAbsent(key('h', cell), '1', HEALTH_CLAIM_MS))),
     ]);
-    const out = [
-      ...weekly.slice(0, -1).filter((cell, i) => spentWeek[i] || choice.includes(cell)),
-      ...health.filter((_, i) => !countedHealth[i]).map(healthOut),
-    ];
-    return spentWeek.at(-1)! || out.includes(byDevice!) ? [...out, moment] : out;
+    // The previous week in full: its sessions' times are not kept, and any of them may be within the last 7 days.
+    const spent: boolean[] = [];
+    for (const [now, previous] of weeks)
+      spent.push(now.value + Number(previous ?? 0) > CELL_SHARE_PER_NETWORK);
+    const out: string[] = [];
+    for (const [i, cell] of cells.entries())
+      if (i < CELL_LEVELS.length ? spent[i] || choice.includes(cell) : !claims[i - CELL_LEVELS.length])
+        out.push(i < CELL_LEVELS.length ? cell : HEALTH_OUT + cell);
+    if (spent.at(-1) || out.includes(cells[1]!)) out.push(moment);
+    return out;
   }
 
   /** How long a session's claims are kept: past its end, by a day. */

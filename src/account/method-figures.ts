@@ -216,8 +216,8 @@ export function healthCells(phoneNumber: string): [operator: string, country: st
   return [`${country}~${nationalDestinationCode(phoneNumber)}`, `${country}~*`];
 }
 
-/** How an admission names a health cell its network's share left the session out of (FigureEvidence). */
-export const healthOut = (cell: string): string => `h:${cell}`;
+/** How an admission names a health cell its network's share left the session out of (FigureEvidence): `h:7~*`. */
+export const HEALTH_OUT = 'h:';
 
 /**
  * Leaves out of `counts` the cells its network's share left the session out of (FigureEvidence), and the moment
@@ -230,7 +230,7 @@ export function leaveOutOfShares(
   outOfCells: readonly string[],
 ): void {
   if (outOfCells.length === 0) return;
-  counts.cells = counts.cells.filter((c) => !outOfCells.includes(c) && !outOfCells.includes(healthOut(c)));
+  counts.cells = counts.cells.filter((c) => !outOfCells.includes(c) && !outOfCells.includes(HEALTH_OUT + c));
   const [, byDevice, , , country] = figureCells(phoneNumber, device ?? undefined);
   const marks = [momentGroup(callingCodeOf(phoneNumber), device ?? undefined), byDevice!, country!];
   if (!marks.some((mark) => outOfCells.includes(mark))) return;
