@@ -232,6 +232,57 @@ describe('MethodStats: admission over a day, a week and past a session’s end',
     expect(await started()).toStrictEqual([CELL_SHARE_PER_NETWORK, 2, 2]);
   });
 
+  it('a network’s health claim is its own: another network counts in the same hour; the claim is of the network, not the cell’s every session', async () => {
+    const [, , , opHealth, countryHealth] = figureCells(session(rfc).phoneNumber, 'mobile');
+    const started = async () =>
+      (await fx.stats.cellSums('reverse_flash_call', [opHealth!, countryHealth!], 7)).map((c) => c.started);
+    await fx.stats.tally(session(rfc), 'client:a', 'mobile', {
+      network: '203.0.113.0/24',
+      address: '203.0.113.1',
+    });
+    await fx.stats.tally(session(rfc), 'client:b', 'mobile', {
+      network: '198.51.100.0/24',
+      address: '198.51.100.1',
+    });
+    await fx.stats.tally(session(rfc), 'client:c', 'mobile', {
+      network: '203.0.113.0/24',
+      address: '203.0.113.2',
+    });
+    // Another method: a claim of its own.
+    await fx.stats.tally(session(), 'client:d', 'mobile', {
+      network: '203.0.113.0/24',
+      address: '203.0.113.3',
+    });
+    expect(await started()).toStrictEqual([2, 2]);
+    const sms = await fx.stats.cellSums('sms', [opHealth!, countryHealth!], 7);
+    expect(sms.map((c) => c.started)).toStrictEqual([1, 1]);
+  });
+
+  it('a network past its week’s share of `7~*` teaches no device’s moment, though its share of that device’s cell is not spent', async () => {
+    const network = { network: '203.0.113.0/24' };
+    const desktopMoment = async () =>
+      (await fx.stats.timeToVerify('reverse_flash_call', '7', 'desktop', 7)).started;
+    for (let i = 0; i < CELL_SHARE_PER_NETWORK; i++)
+      await fx.stats.tally(session(rfc), `client:${i}`, 'mobile', { ...network, address: `203.0.113.${i}` });
+    expect(await desktopMoment()).toBe(0);
+    // Its desktop cells' shares are whole; its share of every device's (`7~*`) is spent.
+    const desktop = session(rfc);
+    await fx.stats.tally(desktop, 'client:9', 'desktop', { ...network, address: '203.0.113.9' });
+    const [byOperator, byCountry] = await fx.stats.cellSums(
+      'reverse_flash_call',
+      figureCells(desktop.phoneNumber, 'desktop').slice(0, 2),
+      7,
+    );
+    expect([byOperator!.started, byCountry!.started]).toStrictEqual([1, 1]);
+    expect(await desktopMoment()).toBe(0);
+    // Another network's desktop session teaches it.
+    await fx.stats.tally(session(rfc), 'client:z', 'desktop', {
+      network: '192.0.2.0/24',
+      address: '192.0.2.1',
+    });
+    expect(await desktopMoment()).toBe(1);
+  });
+
   it('the evidence leaves the store: a day’s claims and shares a minute after the day, a session’s a day after its end, a network’s cell counts a minute after the next week', async () => {
     const record = session(rfc);
     await fx.stats.tally(record, 'client:a', 'mobile', { address: '203.0.113.1', network: '203.0.113.0/24' });
