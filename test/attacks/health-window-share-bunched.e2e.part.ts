@@ -21,9 +21,16 @@
 import { describe, expect, it } from '@jest/globals';
 import { HEALTH_WINDOW_MS } from '../../src/account/method-health.js';
 import { HEALTH_READ_MS } from '../../src/account/method-health.service.js';
-import { call, PLATFORMS } from '../support/verification-app.js';
-import { journeyFixture, sessionIds, start, switchMethod } from '../journeys/journey-host.js';
-import { from, otherOperatorPhones, healthHost, probeUser } from '../journeys/figure-learning.js';
+import { PLATFORMS } from '../support/verification-app.js';
+import { journeyFixture } from '../journeys/journey-host.js';
+import {
+  farmCheck,
+  farmSwitch,
+  from,
+  otherOperatorPhones,
+  healthHost,
+  probeUser,
+} from '../journeys/figure-learning.js';
 
 const farmPhone = otherOperatorPhones(5);
 const MINUTE = 60_000;
@@ -45,28 +52,10 @@ describe.each(PLATFORMS)(
           const phone = farmPhone();
           const owner = `farm-${++serial}`;
           const ip = from(`203.0.${20 + net}.${1 + (serial % 5)}`);
-          const first = await start(
-            host,
-            { phone_number: phone, method: 'reverse_flash_call', device: 'mobile' },
-            owner,
-            ip,
-          );
-          expect(first.status).toBe(201);
-          expect((await switchMethod(host, first.body.verification_id, 'sms', owner, ip)).status).toBe(201);
-          pending.push({ phone, owner, ip, id: first.body.verification_id });
+          pending.push({ phone, owner, ip, id: await farmSwitch(host, phone, owner, ip) });
         }
         await fx.sb.advance(afterMs);
-        for (const { phone, owner, ip, id } of pending) {
-          const code = String(fx.sb.getSession(sessionIds(fx.sb, phone).at(-1)!)!.code);
-          const proved = await call(
-            host.url,
-            'POST',
-            '/verification/check',
-            { verification_id: id, code },
-            { 'x-user': owner, ...ip },
-          );
-          expect(proved.body.status).toBe('verified');
-        }
+        for (const { phone, owner, ip, id } of pending) await farmCheck(fx, host, phone, owner, ip, id);
         await fx.sb.webhooksIdle();
       };
 

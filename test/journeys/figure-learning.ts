@@ -284,6 +284,19 @@ export async function farmProof(
   ip: Record<string, string>,
   afterMs = 5_000,
 ): Promise<void> {
+  const id = await farmSwitch(host, phone, owner, ip);
+  await fx.sb.advance(afterMs);
+  await farmCheck(fx, host, phone, owner, ip, id);
+  await fx.sb.webhooksIdle();
+}
+
+/** The first half of farmProof: the reverse call started and switched to SMS; its verification id. */
+export async function farmSwitch(
+  host: TestApp,
+  phone: string,
+  owner: string,
+  ip: Record<string, string>,
+): Promise<unknown> {
   const first = await start(
     host,
     { phone_number: phone, method: 'reverse_flash_call', device: 'mobile' },
@@ -292,12 +305,22 @@ export async function farmProof(
   );
   expect(first.status).toBe(201);
   expect((await switchMethod(host, first.body.verification_id, 'sms', owner, ip)).status).toBe(201);
-  await fx.sb.advance(afterMs);
+  return first.body.verification_id;
+}
+
+/** The second half of farmProof: the SMS code typed, verified. */
+export async function farmCheck(
+  fx: JourneyFixture,
+  host: TestApp,
+  phone: string,
+  owner: string,
+  ip: Record<string, string>,
+  id: unknown,
+): Promise<void> {
   const code = String(fx.sb.getSession(sessionIds(fx.sb, phone).at(-1)!)!.code);
-  const check = { verification_id: first.body.verification_id, code };
+  const check = { verification_id: id, code };
   const proved = await call(host.url, 'POST', '/verification/check', check, { 'x-user': owner, ...ip });
   expect(proved.body.status).toBe('verified');
-  await fx.sb.webhooksIdle();
 }
 
 /**
