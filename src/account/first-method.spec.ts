@@ -53,6 +53,13 @@ describe('first method', () => {
     expect(none.verified).toBeCloseTo(0.85 * (1 - SWITCH_LEAVE_SHARE));
   });
 
+  it('judges every candidate alone in journeys of one step (maxSteps 1), with the step it falls back to in longer ones', () => {
+    const devices = [{ device: 'mobile' as const, weight: 700, candidates: [sms, reverse(0.7, 20_000)] }];
+    expect(chooseFirstMethods(devices, 2).get('mobile')).toBe('reverse_flash_call');
+    // Alone, the reverse call verifies 0.7 against SMS's 0.85: SMS first.
+    expect(chooseFirstMethods(devices, 1).get('mobile')).toBe('sms');
+  });
+
   it('puts the reverse call first where it is cheaper per verified user and no slower', () => {
     const chosen = chooseFirstMethods([
       { device: 'mobile', weight: 700, candidates: [sms, reverse(0.7, 20_000)] },
