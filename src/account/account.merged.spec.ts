@@ -4,6 +4,7 @@
  */
 import './balance-watch.spec.js';
 import './figure-counters.spec.js';
+import './figure-evidence.health-shares.spec.js';
 import './figure-evidence.pages.spec.js';
 import './figure-evidence.rolling-deploy.attack.spec.js';
 import './figure-evidence.shares.spec.js';
