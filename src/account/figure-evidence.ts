@@ -273,7 +273,8 @@ export class FigureEvidence {
    * all of them when it started while its method was degraded or demoted on its prefix (`unhealthy`: an
    * outage's failures teach health, not them); the health cells its network counted in within HEALTH_CLAIM_MS,
    * named HEALTH_OUT (one session an hour, every hour: a week's share left the health blind to users of networks
-   * that had counted that week); and its moment group with its calling code × device cell, or `7~*`'s week share.
+   * that had counted that week); and its moment group once `7~*`'s week share is spent (a thin device's moment
+   * pools every device's; its calling code × device cell left out is out of the moment too: leaveOutOfShares).
    */
   async #outOfCells(
     record: SessionRecord,
@@ -282,8 +283,7 @@ export class FigureEvidence {
     unhealthy: boolean,
   ): Promise<string[]> {
     const choice = unhealthy ? choiceCells(record.phoneNumber, device) : [];
-    const moment = momentGroup(callingCodeOf(record.phoneNumber), device);
-    if (network === undefined) return choice.length > 0 ? [...choice, moment] : [];
+    if (network === undefined) return choice;
     const of = this.keys.digest(network);
     const cells = figureCells(record.phoneNumber, device); // the choice cells, then the health cells
     const health = cells.slice(CELL_LEVELS.length);
@@ -310,10 +310,10 @@ export class FigureEvidence {
     for (const [now, previous] of weeks)
       spent.push(now.value + Number(previous ?? 0) > CELL_SHARE_PER_NETWORK);
     const out: string[] = [];
-    for (const [i, cell] of cells.entries())
-      if (i < CELL_LEVELS.length ? spent[i] || choice.includes(cell) : !claims[i - CELL_LEVELS.length])
-        out.push(i < CELL_LEVELS.length ? cell : HEALTH_OUT + cell);
-    if (spent.at(-1) || out.includes(cells[1]!)) out.push(moment);
+    for (const [i, cell] of weekly.slice(0, -1).entries())
+      if (spent[i] || choice.includes(cell)) out.push(cell);
+    for (const [i, cell] of health.entries()) if (!claims[i]) out.push(HEALTH_OUT + cell);
+    if (spent.at(-1)) out.push(momentGroup(callingCodeOf(record.phoneNumber), device));
     return out;
   }
 

@@ -221,7 +221,7 @@ export const HEALTH_OUT = 'h:';
 
 /**
  * Leaves out of `counts` the cells its network's share left the session out of (FigureEvidence), and the moment
- * when its moment group is named (an older release's decision: its calling code × device cell or `7~*`).
+ * with its calling code × device cell, or when its moment group is named (`7~*` in an older release's decision).
  */
 export function leaveOutOfShares(
   counts: Counts,
